@@ -1,0 +1,1 @@
+"""Git repositories: revision resolution, fetch, confined checkouts and manifest rendering."""

@@ -1,0 +1,44 @@
+# Sluice task runner. Every recipe installs what it needs into .venv first.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+venv := justfile_directory() / ".venv"
+bin := venv / "bin"
+
+# Bring Sluice up on its embedded default: local cluster, NATS, Redis, example apps.
+up *ARGS: install
+    {{bin}}/sluice up {{ARGS}}
+
+# Run the whole test suite.
+test *ARGS: install
+    rc=0; {{bin}}/python -m pytest {{ARGS}} || rc=$?; if [ $rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $rc
+
+# ruff, mypy and the import-layer contracts.
+lint: install
+    {{bin}}/ruff check app workers tests bench
+    {{bin}}/ruff format --check app workers tests bench
+    {{bin}}/mypy
+    {{bin}}/lint-imports
+
+# Format the code in place.
+fmt: install
+    {{bin}}/ruff format app workers tests bench
+    {{bin}}/ruff check --fix app workers tests bench
+
+# Run the benchmarks (figures printed next to their baselines).
+bench *ARGS: install
+    {{bin}}/python -m bench {{ARGS}}
+
+# Create .venv and install the project with its test and dev extras (only when pyproject changed).
+install:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    cd {{justfile_directory()}}
+    stamp=.venv/.stamp-$(sha256sum pyproject.toml | cut -c1-16)
+    if [ ! -f "$stamp" ]; then
+      python3 -m venv .venv
+      .venv/bin/python -m pip install -q -q --upgrade pip
+      .venv/bin/python -m pip install -q -q -e '.[test,dev]'
+      rm -f .venv/.stamp-*
+      touch "$stamp"
+    fi

@@ -1,0 +1,56 @@
+"""Suite-wide guards: no test may leave asyncio tasks or child processes behind."""
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import psutil
+import pytest
+
+from tests.support import procs
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every coroutine test the task-leak guard, set up first and checked last."""
+    for item in items:
+        if isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj):
+            item.fixturenames.insert(0, "_no_leaked_tasks")
+
+
+@pytest.fixture
+async def _no_leaked_tasks() -> AsyncIterator[None]:
+    """Fail a test that leaves asyncio tasks pending on its loop."""
+    before = asyncio.all_tasks()
+    yield
+    current = asyncio.current_task()
+    deadline = time.monotonic() + 2.0
+    while True:
+        leaked = [t for t in asyncio.all_tasks() - before if t is not current and not t.done()]
+        if not leaked or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.01)
+    for task in leaked:
+        task.cancel()
+    if leaked:
+        names = ", ".join(sorted(t.get_name() + ":" + repr(t.get_coro()) for t in leaked))
+        pytest.fail(f"test left {len(leaked)} asyncio task(s) running: {names}")
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_processes() -> Iterator[None]:
+    """Fail a test that leaves a child process running (session servers are registered)."""
+    before = procs.children()
+    yield
+    deadline = time.monotonic() + 5.0
+    leaked = procs.children() - before
+    while leaked and time.monotonic() < deadline:
+        time.sleep(0.05)
+        leaked = procs.children() - before
+    for pid in leaked:
+        try:
+            psutil.Process(pid).kill()
+        except psutil.NoSuchProcess:
+            continue
+    if leaked:
+        pytest.fail(f"test left child process(es) running: {sorted(leaked)}")
