@@ -10,6 +10,8 @@ import pytest
 
 from tests.support import procs
 
+pytest_plugins = ["tests.support.fixtures_servers", "tests.support.fixtures_cluster"]
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Give every coroutine test the task-leak guard, set up first and checked last."""

@@ -1,0 +1,1 @@
+"""Fixtures for the in-process local cluster (owned by the local-cluster work)."""
