@@ -1,0 +1,56 @@
+"""The small named values cluster operations take and return."""
+
+import enum
+from dataclasses import dataclass
+
+from app.model.resource import KubeObject
+
+
+class ApplyMode(enum.Enum):
+    """How `Cluster.apply` writes an object."""
+
+    SERVER_SIDE = "server-side"
+    """PATCH with `apply-patch+yaml`: the server merges and records field ownership."""
+    CLIENT_SIDE = "client-side"
+    """kubectl's classic apply: a three-way patch against the last-applied annotation."""
+
+
+class Propagation(enum.Enum):
+    """What happens to an object's dependents when it is deleted."""
+
+    FOREGROUND = "Foreground"
+    """Dependents are deleted first; the owner stays (with deletionTimestamp) until then."""
+    BACKGROUND = "Background"
+    """The owner goes at once; the garbage collector deletes dependents afterwards."""
+    ORPHAN = "Orphan"
+    """Dependents are kept, their ownerReferences to the deleted owner removed."""
+
+
+class PatchType(enum.Enum):
+    """A PATCH body's format, as its Content-Type."""
+
+    JSON = "application/json-patch+json"
+    """RFC 6902: a list of operations."""
+    MERGE = "application/merge-patch+json"
+    """RFC 7386: a partial object; null deletes; lists replaced whole."""
+    STRATEGIC = "application/strategic-merge-patch+json"
+    """Kubernetes' merge keyed by each list's patch strategy (built-in kinds only)."""
+    APPLY = "application/apply-patch+yaml"
+    """Server-side apply: the full intended object of one field manager."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preconditions:
+    """Delete only if the live object still has this uid and/or resourceVersion."""
+
+    uid: str = ""
+    resource_version: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectList:
+    """The objects a list returned (apiVersion and kind set on each) and the list's
+    resourceVersion, from which a watch continues without a gap."""
+
+    items: list[KubeObject]
+    resource_version: str

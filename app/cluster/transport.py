@@ -1,0 +1,187 @@
+"""One HTTP call to the API server: deadline, concurrency slot, size cap, raw JSON.
+
+Requests go through kubernetes-asyncio's ApiClient (its auth, TLS and connection pool)
+with `_preload_content=False`, so no typed model is ever built: the body is read here,
+capped at `max_response_bytes`, and decoded to plain dicts. Every failure leaves as a
+`ClusterError` built in `errors.py`; nothing else in the package looks at HTTP statuses.
+"""
+
+import asyncio
+import json
+import ssl
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+from app import log
+from app.cluster.errors import (
+    ClusterError,
+    Target,
+    error_for_exception,
+    error_for_status,
+)
+from app.cluster.settings import ClusterSettings
+
+JSON = "application/json"
+MAX_ERROR_BODY_BYTES = 64 * 1024
+"""An error answer is read up to this size; the Status message sits well inside it."""
+
+Query = Sequence[tuple[str, str]]
+NETWORK_ERRORS = (TimeoutError, aiohttp.ClientError, OSError, ssl.SSLError)
+"""Exceptions meaning the server gave no (complete) answer."""
+
+
+async def read_capped(resp: aiohttp.ClientResponse, limit: int, target: Target) -> bytes:
+    """The whole response body, or a ClusterError if it is larger than `limit` bytes."""
+    if resp.content_length is not None and resp.content_length > limit:
+        raise _too_large(resp.content_length, limit, target)
+    body = bytearray()
+    async for chunk in resp.content.iter_any():
+        body += chunk
+        if len(body) > limit:
+            raise _too_large(len(body), limit, target)
+    return bytes(body)
+
+
+def _too_large(size: int, limit: int, target: Target) -> ClusterError:
+    return ClusterError(
+        f"the answer is over the {limit}-byte limit (at least {size} bytes)",
+        target=target,
+        hint="narrow the request (namespace, label selector) or raise max_response_bytes",
+    )
+
+
+class Transport:
+    """Raw requests to one API server through a kubernetes-asyncio ApiClient."""
+
+    def __init__(self, api_client: Any, settings: ClusterSettings, cluster: str) -> None:
+        self._api = api_client
+        self._settings = settings
+        self._slots = asyncio.Semaphore(settings.max_in_flight)
+        self._log = log.get("cluster", cluster=cluster)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query,
+        body: Any,
+        content_type: str,
+        accept: str,
+        client_timeout: aiohttp.ClientTimeout,
+    ) -> aiohttp.ClientResponse:
+        resp: aiohttp.ClientResponse = await self._api.call_api(
+            path,
+            method,
+            query_params=list(query),
+            header_params={"Accept": accept, "Content-Type": content_type},
+            body=body,
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _request_timeout=client_timeout,
+        )
+        return resp
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        target: Target,
+        *,
+        query: Query = (),
+        body: Any = None,
+        content_type: str = JSON,
+        accept: str = JSON,
+        time_limit: float | None = None,
+    ) -> Any:
+        """The decoded JSON answer of one request, within `time_limit` seconds (default:
+        `request_timeout`)."""
+        limit = time_limit if time_limit is not None else self._settings.request_timeout
+        started = time.monotonic()
+        client_timeout = aiohttp.ClientTimeout(
+            total=limit, sock_connect=self._settings.connect_timeout
+        )
+        try:
+            async with asyncio.timeout(limit), self._slots:
+                resp = await self._send(
+                    method,
+                    path,
+                    query=query,
+                    body=body,
+                    content_type=content_type,
+                    accept=accept,
+                    client_timeout=client_timeout,
+                )
+                try:
+                    ok = 200 <= resp.status < 300
+                    cap = self._settings.max_response_bytes if ok else MAX_ERROR_BODY_BYTES
+                    data = await read_capped(resp, cap, target)
+                finally:
+                    resp.release()
+        except NETWORK_ERRORS as e:
+            self._log.debug("cluster.request_failed", method=method, path=path, error=repr(e))
+            raise error_for_exception(e, target, timeout=limit) from e
+        self._log.debug(
+            "cluster.request",
+            method=method,
+            path=path,
+            status=resp.status,
+            ms=round((time.monotonic() - started) * 1000, 1),
+        )
+        if not ok:
+            raise error_for_status(
+                resp.status, data, target, retry_after=resp.headers.get("Retry-After")
+            )
+        if not data:
+            return {}
+        try:
+            return json.loads(data)
+        except ValueError as e:
+            raise ClusterError(
+                f"the server answered HTTP {resp.status} with a body that is not JSON",
+                target=target,
+            ) from e
+
+    @asynccontextmanager
+    async def stream(
+        self, path: str, target: Target, *, query: Query = ()
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """An open streaming GET (a watch); its body is read by the caller, line by line.
+
+        Opening it has the request deadline; once open, the connection is presumed dead
+        after `watch_idle_timeout` seconds without a byte. Streams take no concurrency
+        slot, so any number of watches never starve ordinary calls.
+        """
+        settings = self._settings
+        client_timeout = aiohttp.ClientTimeout(
+            sock_connect=settings.connect_timeout, sock_read=settings.watch_idle_timeout
+        )
+        try:
+            async with asyncio.timeout(settings.request_timeout):
+                resp = await self._send(
+                    "GET",
+                    path,
+                    query=query,
+                    body=None,
+                    content_type=JSON,
+                    accept=JSON,
+                    client_timeout=client_timeout,
+                )
+        except NETWORK_ERRORS as e:
+            raise error_for_exception(e, target, timeout=settings.request_timeout) from e
+        try:
+            if not 200 <= resp.status < 300:
+                try:
+                    data = await read_capped(resp, MAX_ERROR_BODY_BYTES, target)
+                except NETWORK_ERRORS as e:
+                    raise error_for_exception(e, target, timeout=settings.request_timeout) from e
+                raise error_for_status(
+                    resp.status, data, target, retry_after=resp.headers.get("Retry-After")
+                )
+            yield resp
+        finally:
+            resp.close()
