@@ -1,0 +1,187 @@
+"""Custom health checks in Lua, Argo CD's `health.lua` format, run in a sandbox.
+
+A script sees the live object as the global `obj` (objects as tables, arrays as 1-based
+tables, integers as Lua integers) and returns `{status = "...", message = "..."}`. What
+it can do is fenced in `sandbox.lua`: no os/io/require/load/debug/package, one second of
+run time, a memory cap, a fresh environment per run. Whatever goes wrong (a runtime
+error, a timeout, an invalid status, a wrong return type) becomes health Unknown with a
+message that names the check and the problem; nothing raises to the caller.
+
+Compiling is done once per script (`compile` is cached by source and name); all checks
+share one Lua runtime, whose lock serialises runs across threads.
+"""
+
+import functools
+import time
+from collections.abc import Callable
+from importlib import resources
+from typing import Any, NoReturn
+
+from lupa import lua54
+
+from app import log
+from app.model.errors import SpecError
+from app.model.health import HealthStatus, HealthStatusCode
+from app.model.resource import KubeObject, ResourceKey
+
+TIMEOUT_SECONDS = 1.0
+"""How long one run of a health check may take."""
+MAX_MEMORY_BYTES = 64 * 2**20
+"""Memory cap of the shared Lua runtime (compiled scripts plus the object being checked)."""
+MAX_SCRIPT_BYTES = 256 * 2**10
+"""Largest health.lua accepted."""
+MAX_MESSAGE_CHARS = 1024
+"""Longer messages (from a script, or its error) are cut to this length."""
+_HOOK_EVERY = 1000
+"""Instructions between deadline checks."""
+_MAX_REPORTED = 32
+"""Distinct failures logged per check; later ones only show in the health message."""
+
+_CODES = {code.value: code for code in HealthStatusCode}
+_EXPECTED = ", ".join(_CODES)
+
+logger = log.get("health.lua")
+
+
+def _refuse_attribute(_obj: object, name: str, _is_setting: bool) -> NoReturn:
+    raise AttributeError(f"Python attribute {name!r} is not reachable from a health check")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
+class LuaSandbox:
+    """One Lua runtime with the sandbox installed, compiling and running health checks."""
+
+    def __init__(
+        self,
+        *,
+        timeout: float = TIMEOUT_SECONDS,
+        max_memory: int = MAX_MEMORY_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self._runtime: Any = lua54.LuaRuntime(
+            register_eval=False,
+            register_builtins=False,
+            attribute_filter=_refuse_attribute,
+            max_memory=max_memory,
+        )
+        prelude = resources.files(__package__).joinpath("sandbox.lua").read_text("utf-8")
+        self._compile, self._run, self._clear_hook = self._runtime.execute(
+            prelude, clock, _HOOK_EVERY
+        )
+        self._runtime.globals().python = None
+
+    def compile(self, source: str, origin: str) -> "LuaHealthCheck":
+        """Compile a health.lua; `origin` names it in every message (a file or config key).
+
+        Raises SpecError for a script that is too large or not valid Lua.
+        """
+        size = len(source.encode("utf-8"))
+        if size > MAX_SCRIPT_BYTES:
+            raise SpecError(origin, f"health.lua is {size} bytes; the limit is {MAX_SCRIPT_BYTES}")
+        chunk, problem = self._compile(source, origin)
+        if chunk is None:
+            raise SpecError(origin, f"is not valid Lua: {problem}")
+        return LuaHealthCheck(self, chunk, origin)
+
+    def run(self, check: "LuaHealthCheck", obj: KubeObject) -> HealthStatus:
+        """Run one check on one object; every failure comes back as Unknown."""
+        try:
+            table = self._runtime.table_from(obj, recursive=True)
+            outcome = self._run(check.chunk, table, self.timeout)
+        except lua54.LuaMemoryError:
+            return self._failed(check, obj, f"ran out of memory (limit {self._mib} MiB)")
+        except lua54.LuaError:
+            # Only the deadline hook raises past the trusted runner.
+            outcome = ("timeout",)
+        except (RecursionError, TypeError, ValueError) as e:
+            return self._failed(check, obj, f"could not pass the object to Lua: {e}")
+        finally:
+            self._clear_hook()
+        return self._status(check, obj, outcome)
+
+    @property
+    def _mib(self) -> int:
+        return self.max_memory // 2**20
+
+    def _status(self, check: "LuaHealthCheck", obj: KubeObject, outcome: Any) -> HealthStatus:
+        kind = outcome[0] if isinstance(outcome, tuple) else outcome
+        if kind == "ok":
+            _, status, message = outcome
+            code = _CODES.get(status)
+            if code is None:
+                return self._failed(
+                    check,
+                    obj,
+                    f"returned an invalid health status {_clip(status)!r} "
+                    f"(expected one of {_EXPECTED})",
+                )
+            return HealthStatus(code, _clip(message))
+        if kind == "timeout":
+            return self._failed(check, obj, f"timed out after {self.timeout:g} s")
+        if kind == "invalid":
+            return self._failed(check, obj, outcome[1])
+        return self._failed(check, obj, self._error_text(check, str(outcome[1])))
+
+    def _error_text(self, check: "LuaHealthCheck", error: str) -> str:
+        """`<origin>:12: boom` → `failed at line 12: boom`; `not enough memory` → the cap."""
+        if error == "not enough memory":
+            return f"ran out of memory (limit {self._mib} MiB)"
+        prefix = check.origin + ":"
+        if error.startswith(prefix):
+            line, _, rest = error[len(prefix) :].partition(":")
+            if line.isdigit():
+                return f"failed at line {line}:{rest}"
+        return f"failed: {error}"
+
+    def _failed(self, check: "LuaHealthCheck", obj: KubeObject, problem: str) -> HealthStatus:
+        message = _clip(f"health check {check.origin} {problem}")
+        check.report(obj, message)
+        return HealthStatus(HealthStatusCode.UNKNOWN, message)
+
+
+class LuaHealthCheck:
+    """A compiled health.lua; call it with a live object to get its health."""
+
+    __slots__ = ("_reported", "_sandbox", "chunk", "origin")
+
+    def __init__(self, sandbox: LuaSandbox, chunk: Any, origin: str) -> None:
+        self._sandbox = sandbox
+        self.chunk = chunk
+        self.origin = origin
+        """Where the script came from: a file path or a configuration key."""
+        self._reported: set[str] = set()
+
+    def __call__(self, obj: KubeObject) -> HealthStatus:
+        return self._sandbox.run(self, obj)
+
+    def report(self, obj: KubeObject, message: str) -> None:
+        """Log a failure once per distinct message (a broken script fails on every object)."""
+        if message in self._reported or len(self._reported) >= _MAX_REPORTED:
+            return
+        self._reported.add(message)
+        logger.warning(
+            "lua health check failed",
+            check=self.origin,
+            resource=str(ResourceKey.of(obj)),
+            problem=message,
+        )
+
+    def __repr__(self) -> str:
+        return f"LuaHealthCheck({self.origin!r})"
+
+
+@functools.cache
+def default_sandbox() -> LuaSandbox:
+    """The process-wide sandbox with the default limits."""
+    return LuaSandbox()
+
+
+@functools.lru_cache(maxsize=512)
+def compile_check(source: str, origin: str) -> LuaHealthCheck:
+    """Compile in the default sandbox, once per (source, origin)."""
+    return default_sandbox().compile(source, origin)

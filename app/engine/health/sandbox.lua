@@ -1,0 +1,147 @@
+-- The trusted half of the Lua health-check sandbox (see lua_sandbox.py).
+--
+-- Runs once per Lua runtime, before any health.lua is compiled, with the real globals.
+-- It captures what it needs in locals that no script can reach (scripts get neither
+-- `debug` nor the real `_G`), and returns three functions to Python: compile, run and
+-- the hook remover.
+--
+-- A script sees only: the base functions below, copies of `string` (without `dump`),
+-- `table` and `math`, `os.time` and `os.date` (Argo CD's "safe os"), and the global
+-- `obj`. Every run gets a fresh environment, so nothing a script does survives it.
+-- Limits: an instruction-count hook ends the run at the deadline, and `pcall`/`xpcall`
+-- re-raise once it has passed, so a script cannot swallow its own timeout; `__gc`
+-- metamethods are refused because finalizers run with hooks disabled, outside any
+-- deadline. Memory is capped by the runtime itself (lupa's max_memory).
+
+local clock, hook_every = ...
+
+local debug_sethook, debug_setupvalue = debug.sethook, debug.setupvalue
+local load, pcall, xpcall, error, type, next, rawget, setmetatable, tostring =
+  load, pcall, xpcall, error, type, next, rawget, setmetatable, tostring
+local string_lib, table_lib, math_lib = string, table, math
+local os_time, os_date = os.time, os.date
+
+-- Any string reaches the real string library through its metatable ("x"):dump(),
+-- getmetatable(""). Remove dump and hide the metatable.
+string.dump = nil
+getmetatable("").__metatable = false
+
+local TIMED_OUT = "timed out"
+local expired = false
+local deadline = 0
+
+local function on_count()
+  if clock() > deadline then
+    expired = true
+    error(TIMED_OUT, 0)
+  end
+end
+
+local function unless_expired(...)
+  if expired then
+    error(TIMED_OUT, 0)
+  end
+  return ...
+end
+
+local function guarded_pcall(f, ...)
+  return unless_expired(pcall(f, ...))
+end
+
+local function guarded_xpcall(f, handler, ...)
+  return unless_expired(xpcall(f, handler, ...))
+end
+
+local function guarded_setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not allowed in health checks", 2)
+  end
+  return setmetatable(t, mt)
+end
+
+local function ignore_output() end
+
+local function copy(t)
+  local c = {}
+  for k, v in next, t do
+    c[k] = v
+  end
+  return c
+end
+
+local BASE = {
+  assert = assert,
+  error = error,
+  getmetatable = getmetatable,
+  ipairs = ipairs,
+  next = next,
+  pairs = pairs,
+  pcall = guarded_pcall,
+  print = ignore_output, -- scripts written for Argo CD may print while debugging
+  rawequal = rawequal,
+  rawget = rawget,
+  rawlen = rawlen,
+  rawset = rawset,
+  select = select,
+  setmetatable = guarded_setmetatable,
+  tonumber = tonumber,
+  tostring = tostring,
+  type = type,
+  unpack = table.unpack, -- the Lua 5.1 spelling Argo CD's scripts use
+  xpcall = guarded_xpcall,
+  _VERSION = _VERSION,
+}
+
+local function new_env(obj)
+  local env = copy(BASE)
+  env.string = copy(string_lib)
+  env.table = copy(table_lib)
+  env.math = copy(math_lib)
+  env.os = { time = os_time, date = os_date }
+  env._G = env
+  env.obj = obj
+  return env
+end
+
+local function compile(source, name)
+  local chunk, problem = load(source, "=" .. name, "t", {})
+  return chunk, problem
+end
+
+-- The script's answer, read with raw accesses only, so none of its metamethods runs.
+local function answer(ok, result)
+  if not ok then
+    if type(result) == "string" then
+      return "error", result
+    end
+    return "error", "raised an error value of type " .. type(result)
+  end
+  if type(result) ~= "table" then
+    return "invalid", "returned " .. type(result) .. " instead of a table {status = ..., message = ...}"
+  end
+  local status, message = rawget(result, "status"), rawget(result, "message")
+  if type(status) ~= "string" then
+    return "invalid", "returned a status of type " .. type(status) .. " instead of a string"
+  end
+  if type(message) == "number" then
+    message = tostring(message)
+  elseif message ~= nil and type(message) ~= "string" then
+    return "invalid", "returned a message of type " .. type(message) .. " instead of a string"
+  end
+  return "ok", status, message or ""
+end
+
+local function run(chunk, obj, seconds)
+  debug_setupvalue(chunk, 1, new_env(obj))
+  expired = false
+  deadline = clock() + seconds
+  debug_sethook(on_count, "", hook_every)
+  local outcome, first, second = answer(pcall(chunk))
+  debug_sethook()
+  if expired then
+    return "timeout"
+  end
+  return outcome, first, second
+end
+
+return compile, run, debug_sethook
