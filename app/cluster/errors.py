@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import aiohttp
 
+from app.engine.redact import redact_text
+
 MAX_MESSAGE_CHARS = 512
 """Server messages are cut to this length before they reach an error, a log or a status."""
 MAX_CAUSES = 10
@@ -35,9 +37,8 @@ class Target:
         parts = [self.verb]
         if self.kind:
             parts.append(self.kind)
-        where = "/".join(p for p in (self.namespace, self.name) if p)
-        if where:
-            parts.append(where)
+        if self.name:
+            parts.append(f"{self.namespace}/{self.name}" if self.namespace else self.name)
         elif self.namespace:
             parts.append(f"in namespace {self.namespace}")
         if self.api_version:
@@ -135,18 +136,12 @@ class ConfigError(ClusterError):
     """The kubeconfig or in-cluster configuration cannot be used."""
 
 
-_CREDENTIALS = (
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+"), r"\1 ***"),
-    (re.compile(r"(?i)(://)[^/@\s:]+:[^/@\s]*@"), r"\1***@"),
-    (re.compile(r"(?i)\b(token|password|passwd|secret|access_token)=[^&\s\"']+"), r"\1=***"),
-)
 _SECRET_VALUE = re.compile(r'(Invalid value: )"(?:[^"\\]|\\.)*"')
 
 
 def scrub(text: str, *, secret: bool = False) -> str:
     """`text` cut to MAX_MESSAGE_CHARS with credentials removed; for Secrets, values masked."""
-    for pattern, replacement in _CREDENTIALS:
-        text = pattern.sub(replacement, text)
+    text = redact_text(text)
     if secret:
         text = _SECRET_VALUE.sub(r'\1"++++++++"', text)
     if len(text) > MAX_MESSAGE_CHARS:
