@@ -1,0 +1,37 @@
+"""The source-spec hash: the part of the manifest cache key that is not (repo, commit).
+
+Everything in `spec.source` that changes what a render produces goes in (repo URL by its
+cache key, path as it resolves lexically, targetRevision with Argo CD's HEAD default,
+directory options, and the Helm/Kustomize/plugin blocks and unknown fields for the
+renderers to come); `name` does not (it labels the source in multi-source apps). Two
+Applications with equal hashes at the same commit get the same manifests. The version
+prefix lets a change to rendering invalidate every cached entry at once.
+"""
+
+import hashlib
+import json
+import posixpath
+
+from app.model import codec
+from app.model.application import ApplicationSource
+from app.repo.revisions import normalize_revision
+from app.repo.urls import cache_key
+
+HASH_VERSION = "sluice-source-v1"
+
+
+def normalize_source_path(path: str) -> str:
+    """`apps/x`, `./apps/x/`, `/apps/x` → `apps/x`; the root is `.`."""
+    cleaned = posixpath.normpath("/" + path.strip()).lstrip("/")
+    return cleaned or "."
+
+
+def source_hash(source: ApplicationSource) -> str:
+    """Hex SHA-256 of the normalized source; RepoURLError if repoURL does not parse."""
+    data = codec.encode(source)
+    data.pop("name", None)
+    data["repoURL"] = cache_key(source.repo_url)
+    data["path"] = normalize_source_path(source.path)
+    data["targetRevision"] = normalize_revision(source.target_revision)
+    blob = json.dumps([HASH_VERSION, data], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
