@@ -1,0 +1,240 @@
+"""Consuming work: pull in batches, run handlers with bounded concurrency, settle each message.
+
+One `Consumer` runs one kind of work in one process; every replica runs one on the same
+durable consumer, and JetStream hands each message to one of them. The loop fetches at
+most as many messages as there are free handler slots, so a busy replica leaves work to
+the others. Each message is settled exactly once by the runner, from how its handler
+ended:
+
+    returned           -> ack
+    raised Retry       -> nak with the delay it asked for
+    raised Poison      -> term (never redelivered), logged as an error
+    malformed message  -> term, logged; the handler never sees it
+    deadline exceeded  -> nak with backoff (handler_deadline bounds every handler)
+    any other error    -> nak with backoff, logged with its traceback
+    stopped (drain)    -> nak without delay, so another replica takes it now
+
+While a handler runs, the message gets an in-progress heartbeat every third of the
+consumer's ack_wait, so a long handler is not redelivered to another replica under it;
+if this process dies, the heartbeats stop and JetStream redelivers after ack_wait.
+"""
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic
+
+import nats.errors
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+
+from app import log
+from app.bus import subjects
+from app.bus.connection import Bus
+from app.bus.errors import MessageError, Poison, Retry
+from app.bus.messages import Channel, M, decode
+from app.bus.schedules import SCHEDULER
+
+logger = log.get("bus")
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerSettings:
+    """How one process consumes one kind of work."""
+
+    concurrency: int = 8
+    """Handlers running at once in this process; fetches never exceed the free slots."""
+    batch: int = 16
+    """Most messages asked for in one pull."""
+    fetch_wait: float = 2.0
+    """Seconds one pull waits for messages; also the longest a stop waits for the pull."""
+    handler_deadline: float = 600.0
+    """Seconds a handler may run before it is cancelled and its message redelivered."""
+    retry_delay: float = 1.0
+    """Redelivery delay after the first unexpected failure; doubles per delivery."""
+    retry_delay_max: float = 60.0
+    """Cap of that delay."""
+    drain_timeout: float = 10.0
+    """Seconds `stop` lets running handlers finish before cancelling (and nak-ing) them."""
+    error_pause: float = 1.0
+    """Seconds to wait before pulling again after the pull itself failed (server away)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery(Generic[M]):
+    """One delivered message, decoded."""
+
+    message: M
+    subject: str
+    attempt: int
+    """1 on first delivery, higher on redeliveries."""
+    stream_seq: int
+    scheduled_by: str
+    """The schedule subject if a timer produced this message, else ''."""
+
+
+Handler = Callable[[Delivery[M]], Awaitable[None]]
+
+
+class Consumer(Generic[M]):
+    """Runs `handler` for every message of `channel` until stopped."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        channel: Channel[M],
+        handler: Handler[M],
+        settings: ConsumerSettings | None = None,
+    ) -> None:
+        self._bus = bus
+        self._channel = channel
+        self._handler = handler
+        self._settings = settings or ConsumerSettings()
+        self._durable = subjects.consumer(channel.work)
+        self._log = logger.bind(consumer=self._durable, client=bus.settings.name)
+        self._stopping = asyncio.Event()
+        self._slot_freed = asyncio.Event()
+        self._running: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.Task[None] | None = None
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self._heartbeat_every = 10.0
+
+    async def start(self) -> None:
+        """Bind to the durable consumer (created by `topology.ensure`) and start pulling."""
+        self._sub = await self._bus.js.pull_subscribe_bind(
+            durable=self._durable, stream=subjects.WORK_STREAM
+        )
+        info = await self._sub.consumer_info()
+        ack_wait = info.config.ack_wait or 30.0
+        self._heartbeat_every = max(0.1, ack_wait / 3)
+        self._loop = asyncio.create_task(self._pull(), name=f"consumer:{self._durable}")
+        self._log.info("consumer.started", ack_wait=ack_wait)
+
+    async def stop(self) -> None:
+        """Stop pulling, let handlers finish for `drain_timeout`, then cancel the rest."""
+        self._stopping.set()
+        self._slot_freed.set()
+        if self._loop is not None:
+            await self._loop
+        if self._running:
+            _, late = await asyncio.wait(self._running, timeout=self._settings.drain_timeout)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+            if late:
+                self._log.warning("consumer.drain_cancelled", handlers=len(late))
+        if self._sub is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await self._sub.unsubscribe()
+        self._log.info("consumer.stopped")
+
+    async def __aenter__(self) -> "Consumer[M]":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _pull(self) -> None:
+        assert self._sub is not None
+        settings = self._settings
+        while not self._stopping.is_set():
+            free = settings.concurrency - len(self._running)
+            if free <= 0:
+                self._slot_freed.clear()
+                await self._slot_freed.wait()
+                continue
+            try:
+                msgs = await self._sub.fetch(min(settings.batch, free), timeout=settings.fetch_wait)
+            except TimeoutError:
+                continue
+            except nats.errors.Error as e:
+                self._log.warning("consumer.pull_failed", error=f"{type(e).__name__}: {e}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), settings.error_pause)
+                continue
+            for msg in msgs:
+                if self._stopping.is_set():
+                    await self._settle(msg.nak(), "nak")
+                    continue
+                task = asyncio.create_task(self._handle(msg), name=f"{self._durable}:{msg.subject}")
+                self._running.add(task)
+                task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._slot_freed.set()
+
+    async def _handle(self, msg: Msg) -> None:
+        meta = msg.metadata
+        attempt = meta.num_delivered or 1
+        log_ = self._log.bind(subject=msg.subject, seq=meta.sequence.stream, attempt=attempt)
+        try:
+            message = decode(self._channel, msg.data)
+            kind, app = subjects.parse_work(msg.subject)
+            if kind is not self._channel.work or app != message.app:
+                raise MessageError(f"subject {msg.subject} does not match its payload's app")
+        except (MessageError, ValueError) as e:
+            log_.error("work.malformed", error=str(e), action="terminated")
+            await self._settle(msg.term(), "term")
+            return
+        delivery = Delivery(
+            message=message,
+            subject=msg.subject,
+            attempt=attempt,
+            stream_seq=meta.sequence.stream,
+            scheduled_by=(msg.headers or {}).get(SCHEDULER, ""),
+        )
+        heartbeat = asyncio.create_task(self._heartbeat(msg), name=f"heartbeat:{msg.subject}")
+        deadline = asyncio.timeout(self._settings.handler_deadline)
+        try:
+            async with deadline:
+                await self._handler(delivery)
+        except Retry as r:
+            log_.info("work.retry", reason=r.reason, delay_s=r.delay)
+            await self._settle(msg.nak(delay=r.delay), "nak")
+        except Poison as p:
+            log_.error("work.poison", reason=p.reason, action="terminated")
+            await self._settle(msg.term(), "term")
+        except asyncio.CancelledError:
+            log_.info("work.interrupted", action="redeliver now")
+            await self._settle(msg.nak(), "nak")
+            raise
+        except Exception as e:
+            delay = self._backoff(attempt)
+            if isinstance(e, TimeoutError) and deadline.expired():
+                log_.error(
+                    "work.deadline_exceeded",
+                    deadline_s=self._settings.handler_deadline,
+                    delay_s=delay,
+                )
+            else:
+                log_.exception("work.failed", delay_s=delay)
+            await self._settle(msg.nak(delay=delay), "nak")
+        else:
+            log_.debug("work.done")
+            await self._settle(msg.ack(), "ack")
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+
+    async def _heartbeat(self, msg: Msg) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_every)
+            try:
+                await msg.in_progress()
+            except nats.errors.Error as e:
+                self._log.warning("work.heartbeat_failed", subject=msg.subject, error=str(e))
+
+    def _backoff(self, attempt: int) -> float:
+        s = self._settings
+        return float(min(s.retry_delay * 2 ** min(attempt - 1, 30), s.retry_delay_max))
+
+    async def _settle(self, action: Awaitable[None], verb: str) -> None:
+        """Send ack/nak/term; if the connection is gone, JetStream redelivers after ack_wait."""
+        try:
+            await action
+        except nats.errors.Error as e:
+            self._log.warning("work.settle_failed", verb=verb, error=str(e))

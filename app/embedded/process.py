@@ -1,0 +1,121 @@
+"""A server child process: start it, wait until it answers, stop it within a deadline."""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from app import log
+
+logger = log.get("embedded")
+
+POLL_INTERVAL = 0.02
+"""Seconds between readiness probes while a server starts."""
+LOG_TAIL_BYTES = 2000
+"""How much of a server's log an error quotes."""
+
+
+class EmbeddedError(RuntimeError):
+    """A local server could not be found, started or reached; the text says what to do."""
+
+
+def free_port(host: str) -> int:
+    """A TCP port that was free on `host` a moment ago (the caller retries on a clash)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def log_tail(path: Path) -> str:
+    """The last lines of a server log, for an error message."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - LOG_TAIL_BYTES))
+            return f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return "(no log)"
+
+
+class ServerProcess:
+    """One child process writing to a log file; `stop` ends it, politely first."""
+
+    def __init__(self, name: str, argv: Sequence[str], log_path: Path) -> None:
+        self.name = name
+        self.log_path = log_path
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("ab") as out:
+            # A session of its own: Ctrl-C in a terminal reaches `sluice up`, which then
+            # stops its servers in order, instead of killing them under running workers.
+            self._proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._proc.poll()
+
+    def wait_ready(self, probe: Callable[[], bool], *, timeout: float, what: str) -> None:
+        """Poll `probe` until it is true; EmbeddedError if the process exits or time runs out."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                raise EmbeddedError(
+                    f"{self.name} exited with code {code} before it answered on {what}; "
+                    f"its log ({self.log_path}) ends with:\n{log_tail(self.log_path)}"
+                )
+            if probe():
+                return
+            if time.monotonic() > deadline:
+                self.stop()
+                raise EmbeddedError(
+                    f"{self.name} did not answer on {what} within {timeout:g} s; "
+                    f"its log ({self.log_path}) ends with:\n{log_tail(self.log_path)}"
+                )
+            time.sleep(POLL_INTERVAL)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM, wait up to `timeout` seconds, then SIGKILL. Safe to call twice."""
+        if self._proc.poll() is not None:
+            return
+        self._proc.send_signal(signal.SIGTERM)
+        try:
+            self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            logger.warning("server.killed", server=self.name, pid=self.pid, after_s=timeout)
+            self._proc.kill()
+            self._proc.wait()
+        logger.info("server.stopped", server=self.name, pid=self.pid, code=self._proc.returncode)
+
+
+def answers(
+    host: str, port: int, request: bytes, *, starts: bytes, contains: str, timeout: float = 0.5
+) -> bool:
+    """True if a TCP server at host:port answers `request` with `starts`, then `contains`."""
+    want = contains.encode()
+    reply = b""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall(request)
+            while want not in reply and len(reply) < 64 * 1024:
+                chunk = sock.recv(64 * 1024)
+                if not chunk:
+                    break
+                reply += chunk
+    except OSError:
+        return False
+    return reply.startswith(starts) and want in reply

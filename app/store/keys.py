@@ -1,0 +1,107 @@
+"""Every Redis key Sluice uses, on one screen.
+
+    sluice:status:{ns/app}             hash  seq, status (comparison result JSON)
+    sluice:compare-seq:{ns/app}        int   comparisons begun (the next seq)
+    sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON)
+    sluice:history:{ns/app}            hash  <id> -> RevisionHistory JSON (newest N kept)
+    sluice:history-seq:{ns/app}        int   next history id
+    sluice:tree:{ns/app}               str   resource tree JSON
+    sluice:live:{ns/app}               hash  <group/Kind:namespace/name> -> object JSON
+    sluice:live-warm:{ns/app}          str   present once the watcher's initial list is in
+    sluice:manifests:{repo}:<commit>:<spec>   hash  data, digest (TTL)
+    sluice:lease:{name}                str   holder token (PX)
+    sluice:lease:{stage:ns/app}        str   holder token of the (stage, app) handler (PX)
+    sluice:pending:{stage:ns/app}      hash  level, count, payload: work not yet taken
+    sluice:inflight:{stage:ns/app}     hash  level, count, payload: work the holder took
+
+The part in braces is a Redis Cluster hash tag: keys a script or transaction touches
+together share it, so they live in one slot. `ns/app` is the Application's namespace and
+name; `repo` is a digest of the repository URL (a URL may carry credentials, a key is
+visible to anyone who can list keys).
+"""
+
+import hashlib
+from typing import Protocol
+
+PREFIX = "sluice:"
+_MAX_PART = 253
+
+
+class AppIdentity(Protocol):
+    """Anything naming an Application: `app.bus.subjects.AppRef`, `app.model.Application`."""
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def _app(app: AppIdentity) -> str:
+    for part, what in ((app.namespace, "namespace"), (app.name, "name")):
+        if not part or len(part) > _MAX_PART or any(c in part for c in "/{}\n "):
+            raise ValueError(
+                f"invalid Application {what} {part!r}: a Kubernetes name, 1-253 characters"
+            )
+    return f"{app.namespace}/{app.name}"
+
+
+def _stage(stage: str) -> str:
+    if not stage.isidentifier():
+        raise ValueError(f"invalid stage name {stage!r}: letters, digits and '_' only")
+    return stage
+
+
+def status(app: AppIdentity) -> str:
+    return f"{PREFIX}status:{{{_app(app)}}}"
+
+
+def compare_seq(app: AppIdentity) -> str:
+    return f"{PREFIX}compare-seq:{{{_app(app)}}}"
+
+
+def operation(app: AppIdentity) -> str:
+    return f"{PREFIX}operation:{{{_app(app)}}}"
+
+
+def history(app: AppIdentity) -> str:
+    return f"{PREFIX}history:{{{_app(app)}}}"
+
+
+def history_seq(app: AppIdentity) -> str:
+    return f"{PREFIX}history-seq:{{{_app(app)}}}"
+
+
+def tree(app: AppIdentity) -> str:
+    return f"{PREFIX}tree:{{{_app(app)}}}"
+
+
+def live(app: AppIdentity) -> str:
+    return f"{PREFIX}live:{{{_app(app)}}}"
+
+
+def live_warm(app: AppIdentity) -> str:
+    return f"{PREFIX}live-warm:{{{_app(app)}}}"
+
+
+def manifests(repo_url: str, commit: str, spec_hash: str) -> str:
+    repo = hashlib.sha256(repo_url.encode()).hexdigest()[:32]
+    return f"{PREFIX}manifests:{{{repo}}}:{commit}:{spec_hash}"
+
+
+def lease(name: str) -> str:
+    if not name or len(name) > _MAX_PART or any(c in name for c in "{}\n "):
+        raise ValueError(f"invalid lease name {name!r}")
+    return f"{PREFIX}lease:{{{name}}}"
+
+
+def work_lease(stage: str, app: AppIdentity) -> str:
+    return f"{PREFIX}lease:{{{_stage(stage)}:{_app(app)}}}"
+
+
+def pending(stage: str, app: AppIdentity) -> str:
+    return f"{PREFIX}pending:{{{_stage(stage)}:{_app(app)}}}"
+
+
+def inflight(stage: str, app: AppIdentity) -> str:
+    return f"{PREFIX}inflight:{{{_stage(stage)}:{_app(app)}}}"
