@@ -63,26 +63,26 @@ class LineReader:
         """The next non-empty line, or None when the stream has ended."""
         while True:
             end = self._buffer.find(b"\n", self._scanned)
-            if end >= 0:
-                line = bytes(self._buffer[:end]).strip()
-                del self._buffer[: end + 1]
-                self._scanned = 0
-                if line:
-                    return line
-                continue
-            self._scanned = len(self._buffer)
-            if self._scanned > self._limit:
+            if (end if end >= 0 else len(self._buffer)) > self._limit:
                 raise ClusterError(
                     f"a watch event is over the {self._limit}-byte limit",
                     target=self._target,
                     hint="raise max_event_bytes",
                 )
-            chunk = await self._content.readany()
-            if not chunk:
-                line = bytes(self._buffer).strip()
-                self._buffer.clear()
-                return line or None
-            self._buffer += chunk
+            if end < 0:
+                self._scanned = len(self._buffer)
+                chunk = await self._content.readany()
+                if not chunk:
+                    rest = bytes(self._buffer).strip()
+                    self._buffer.clear()
+                    return rest or None
+                self._buffer += chunk
+                continue
+            line = bytes(self._buffer[:end]).strip()
+            del self._buffer[: end + 1]
+            self._scanned = 0
+            if line:
+                return line
 
 
 class Backoff:
