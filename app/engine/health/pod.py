@@ -20,7 +20,7 @@ def _is_error_wait(reason: str) -> bool:
 
 def _failure_message(where: str, container: dict[str, Any]) -> str:
     """Why a terminated container failed: its message, OOMKilled, or its exit code."""
-    if not fields.value(container, "state.terminated", at=where):
+    if fields.value(container, "state.terminated", at=where) is None:
         return ""
     message = fields.string(container, "state.terminated.message", at=where)
     if message:
@@ -38,7 +38,7 @@ def _error_waits(containers: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Messages of containers waiting on an error (ErrImagePull, CrashLoopBackOff...)."""
     messages = []
     for where, container in containers:
-        if not fields.value(container, "state.waiting", at=where):
+        if fields.value(container, "state.waiting", at=where) is None:
             continue
         if _is_error_wait(fields.string(container, "state.waiting.reason", at=where)):
             messages.append(fields.string(container, "state.waiting.message", at=where))
@@ -75,7 +75,9 @@ def health(obj: KubeObject) -> HealthStatus:
             ready = fields.find(fields.conditions(obj), "Ready")
             if ready is not None and ready.true:
                 return HealthStatus(HealthStatusCode.HEALTHY, message)
-            if any(fields.value(c, "lastState.terminated", at=w) for w, c in containers):
+            if any(
+                fields.value(c, "lastState.terminated", at=w) is not None for w, c in containers
+            ):
                 return HealthStatus(HealthStatusCode.DEGRADED, message)
             return HealthStatus(HealthStatusCode.PROGRESSING, message)
     return HealthStatus(HealthStatusCode.UNKNOWN, message)

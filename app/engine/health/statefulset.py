@@ -25,7 +25,10 @@ def health(obj: KubeObject) -> HealthStatus:
         )
     strategy = fields.string(obj, "spec.updateStrategy.type")
     updated = fields.integer(obj, "status.updatedReplicas")
-    if strategy == "RollingUpdate" and fields.value(obj, "spec.updateStrategy.rollingUpdate"):
+    if (
+        strategy == "RollingUpdate"
+        and fields.value(obj, "spec.updateStrategy.rollingUpdate") is not None
+    ):
         partition = fields.opt_integer(obj, "spec.updateStrategy.rollingUpdate.partition")
         if desired is not None and partition is not None and updated < desired - partition:
             return HealthStatus(
