@@ -14,7 +14,9 @@ abandoned, and the engine may not start processes. So the cost is bounded by con
    `repeat`, `range`, `recurse(f)`, `limit`, `label`, `walk`, `combinations`), nothing that
    reads the environment (`env`, `$ENV`, `input`), no assignment, no `*` (string
    repetition) and at most a few `+` and `,` (each can double the work). Regular
-   expressions are bounded by Oniguruma's retry limit inside libjq.
+   expressions are bounded by Oniguruma's retry limit inside libjq, and a pattern with
+   a quantified group that itself contains a quantifier (`(a+)+`, the catastrophic
+   backtracking shape) is rejected, since the limit alone still costs ~0.2 s per string.
 2. A deadline, measured: an evaluation that still takes longer than `deadline` seconds
    fails with `JqDeadlineExceeded`, and the expression is disabled for the life of the
    process, so it can cost at most one slow evaluation, never a stalled loop of them.
@@ -67,6 +69,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+_REGEX_BUILTINS = frozenset({"test", "match", "capture", "scan", "split", "splits", "sub", "gsub"})
 _ASSIGNMENTS = frozenset({"=", "|=", "+=", "-=", "*=", "/=", "%=", "//="})
 
 
@@ -86,6 +89,31 @@ def _reject(field_path: str, expression: str, why: str) -> SpecError:
     )
 
 
+def nested_quantifier(pattern: str) -> bool:
+    """True if a quantified group contains a quantifier itself, as in `(a+)+` or `(\\w*x)*`."""
+    stack: list[bool] = []
+    quantified_inside = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "(":
+            stack.append(quantified_inside)
+            quantified_inside = False
+        elif char == ")" and stack:
+            inner = quantified_inside
+            quantified_inside = stack.pop() or inner
+            following = pattern[i + 1 : i + 2]
+            if inner and following in ("*", "+", "{"):
+                return True
+        elif char in "*+{":
+            quantified_inside = True
+        i += 1
+    return False
+
+
 def admit(expression: str, field_path: str) -> None:
     """Raise SpecError unless `expression` passes the admission rules (module docstring)."""
     if not expression.strip():
@@ -95,6 +123,8 @@ def admit(expression: str, field_path: str) -> None:
             field_path, expression[:40] + "...", f"is longer than {MAX_LENGTH} characters"
         )
     commas = plus = descents = 0
+    uses_regex = False
+    strings: list[str] = []
     pos = 0
     while pos < len(expression):
         match = _TOKEN.match(expression, pos)
@@ -102,8 +132,12 @@ def admit(expression: str, field_path: str) -> None:
             raise _reject(field_path, expression, f"has an unexpected character at {pos + 1}")
         pos = match.end()
         kind, text = match.lastgroup, match.group()
-        if kind == "string" and "\\(" in text:
-            raise _reject(field_path, expression, "uses string interpolation, which is not allowed")
+        if kind == "string":
+            if "\\(" in text:
+                raise _reject(
+                    field_path, expression, "uses string interpolation, which is not allowed"
+                )
+            strings.append(text)
         if kind == "variable" and text in ("$ENV", "$__loc__", "$__prog_args"):
             raise _reject(field_path, expression, f"reads {text}, which is not allowed")
         if kind == "format" and text not in ("@text", "@json", "@base64", "@base64d", "@uri"):
@@ -116,6 +150,7 @@ def admit(expression: str, field_path: str) -> None:
                     f"uses {text!r}, which is not allowed (it can loop, "
                     "recurse or read outside the object)",
                 )
+            uses_regex = uses_regex or text in _REGEX_BUILTINS
             if text in _DESCENTS:
                 descents += 1
                 if text == "recurse" and expression[pos:].lstrip().startswith("("):
@@ -133,6 +168,13 @@ def admit(expression: str, field_path: str) -> None:
                 raise _reject(field_path, expression, "multiplies with '*', which is not allowed")
             commas += text == ","
             plus += text == "+"
+    if uses_regex and any(nested_quantifier(json.loads(text)) for text in strings):
+        raise _reject(
+            field_path,
+            expression,
+            "has a regular expression with a quantified group containing a quantifier "
+            "(like (a+)+), which can backtrack catastrophically",
+        )
     for count, limit, what in (
         (commas, MAX_COMMAS, "','"),
         (plus, MAX_PLUS, "'+'"),
