@@ -1,0 +1,267 @@
+"""One handler per (stage, app) at a time across all replicas; what arrives meanwhile coalesces.
+
+Every message for an app offers its level (and payload) to `pending:<stage>:<app>` and
+tries to take `lease:<stage>:<app>`, in one Lua step:
+
+    offer      merge level into pending (max wins; the payload of the highest, newest on a
+               tie); SET lease NX PX. Lease taken -> this message's delivery becomes the
+               holder. Not taken -> the holder will see the level in pending; the message
+               is done (its consumer acks it).
+    take       holder only: pending becomes inflight (what this run is doing).
+    finish     holder only: inflight is done; release the lease if nothing is pending,
+               else keep it and loop (take again).
+    abandon    holder failed: inflight goes back to pending, the lease is released, and
+               the holder's message is redelivered later (the consumer naks it).
+
+Because offer and finish are each atomic, no wake-up is lost: an offer either lands
+before the holder's finish (which then sees pending and loops) or after it (and takes the
+lease itself). A storm of N messages while one run is in progress becomes one more run,
+at the highest level asked.
+
+A holder renews its lease every third of `lease_ttl`. If it dies, renewals stop, the lease
+expires, and the next offer that takes the lease first moves the dead holder's inflight
+work back into pending: nothing taken is lost. The dead holder's own message is
+redelivered by JetStream after ack_wait; `lease_ttl` must be well below ack_wait (half of
+it) so that redelivery finds the lease expired and takes over even if nothing else
+arrives. If a holder finds its lease gone (it stalled past `lease_ttl`), its handler is
+cancelled and LeaseLost raised: another holder may be running, and two must never overlap.
+"""
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import redis.exceptions
+
+from app import log
+from app.store import keys
+from app.store.connection import Redis
+from app.store.errors import LeaseLost
+from app.store.keys import AppIdentity
+from app.store.leases import RENEW, new_token
+
+logger = log.get("store")
+
+MAX_PAYLOAD_BYTES = 64 * 1024
+
+_MERGE = """
+local function merge(src, dst)
+  local s = redis.call('HMGET', src, 'level', 'count', 'payload')
+  if not s[1] then
+    return
+  end
+  local d = tonumber(redis.call('HGET', dst, 'level') or '-1')
+  if tonumber(s[1]) > d then
+    redis.call('HSET', dst, 'level', s[1], 'payload', s[3])
+  end
+  redis.call('HINCRBY', dst, 'count', tonumber(s[2]))
+  redis.call('DEL', src)
+end
+"""
+# KEYS: pending, inflight, lease
+
+_OFFER = (
+    _MERGE
+    + """
+local level = tonumber(ARGV[1])
+if level >= tonumber(redis.call('HGET', KEYS[1], 'level') or '-1') then
+  redis.call('HSET', KEYS[1], 'level', level, 'payload', ARGV[2])
+end
+redis.call('HINCRBY', KEYS[1], 'count', 1)
+if not redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  return 0
+end
+merge(KEYS[2], KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+)
+
+_TAKE = (
+    _MERGE
+    + """
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then
+  return false
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {}
+end
+merge(KEYS[2], KEYS[1])
+redis.call('RENAME', KEYS[1], KEYS[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return redis.call('HMGET', KEYS[2], 'level', 'count', 'payload')
+"""
+)
+
+_FINISH = """
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then
+  return -1
+end
+redis.call('DEL', KEYS[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  return 1
+end
+redis.call('DEL', KEYS[3])
+return 0
+"""
+
+_ABANDON = (
+    _MERGE
+    + """
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then
+  return 0
+end
+merge(KEYS[2], KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('DEL', KEYS[3])
+return 1
+"""
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """What one run of the handler is for."""
+
+    level: int
+    """The highest level asked since the last run (RefreshLevel for refreshes)."""
+    count: int
+    """How many requests this run answers."""
+    payload: bytes
+    """The payload of the request with the highest level (the newest among equals)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CoalesceSettings:
+    lease_ttl: float = 15.0
+    """Seconds a silent holder keeps the lease; at most half the consumer's ack_wait."""
+    pending_ttl: float = 24 * 3600.0
+    """Seconds untaken work is kept (bounds what a deleted app leaves behind)."""
+
+
+class Coalescer:
+    """Serializes and coalesces the handler runs of one stage, per app."""
+
+    def __init__(self, redis: Redis, stage: str, settings: CoalesceSettings | None = None) -> None:
+        self.stage = stage
+        self._settings = settings or CoalesceSettings()
+        self._offer = redis.register_script(_OFFER)
+        self._take = redis.register_script(_TAKE)
+        self._finish = redis.register_script(_FINISH)
+        self._abandon = redis.register_script(_ABANDON)
+        self._renew = redis.register_script(RENEW)
+
+    @property
+    def _lease_ms(self) -> int:
+        return max(1, int(self._settings.lease_ttl * 1000))
+
+    async def run(
+        self,
+        app: AppIdentity,
+        level: int,
+        payload: bytes,
+        handle: Callable[[Pending], Awaitable[None]],
+    ) -> int:
+        """Offer one request; if this call takes the lease, run `handle` until nothing is pending.
+
+        Returns how many times `handle` ran here (0: another holder will cover it).
+        Raises what `handle` raised (its work is handed back first) or LeaseLost.
+        """
+        if len(payload) > MAX_PAYLOAD_BYTES:
+            raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD_BYTES}")
+        name = f"{app.namespace}/{app.name}"
+        log_ = logger.bind(stage=self.stage, app=name)
+        names = [
+            keys.pending(self.stage, app),
+            keys.inflight(self.stage, app),
+            keys.work_lease(self.stage, app),
+        ]
+        token = new_token()
+        pending_ms = int(self._settings.pending_ttl * 1000)
+        taken = await self._offer(
+            keys=names, args=[level, payload, token, self._lease_ms, pending_ms]
+        )
+        if not taken:
+            log_.debug("work.coalesced", level=level)
+            return 0
+        keeper = asyncio.create_task(self._keep(names[2], token, name), name=f"lease:{names[2]}")
+        runs = 0
+        try:
+            while True:
+                reply = await self._take(keys=names, args=[token, self._lease_ms])
+                if reply is None:
+                    raise LeaseLost(f"{self.stage} lease of {name} was lost before its next run")
+                if reply:
+                    work = Pending(int(reply[0]), int(reply[1]), bytes(reply[2] or b""))
+                    log_.info("work.run", level=work.level, requests=work.count)
+                    await self._guarded(handle(work), keeper, name)
+                    runs += 1
+                more = await self._finish(keys=names, args=[token, self._lease_ms])
+                if more < 0:
+                    raise LeaseLost(f"{self.stage} lease of {name} expired while its handler ran")
+                if more == 0:
+                    return runs
+        except BaseException:
+            await self._hand_back(names, token, pending_ms)
+            raise
+        finally:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+
+    async def _guarded(self, work: Awaitable[None], keeper: asyncio.Task[None], name: str) -> None:
+        """Run `work` unless the lease is lost first (then cancel it: no two holders overlap)."""
+        task = asyncio.ensure_future(work)
+        try:
+            await asyncio.wait({task, keeper}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise
+        if task.done():
+            task.result()
+            return
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        raise LeaseLost(
+            f"{self.stage} lease of {name} was lost while its handler ran (it stalled "
+            f"longer than lease_ttl={self._settings.lease_ttl:g}s); the handler was cancelled"
+        )
+
+    async def _keep(self, lease_key: str, token: str, name: str) -> None:
+        """Renew the lease every third of its ttl; return once it is lost."""
+        ttl = self._settings.lease_ttl
+        renewed = time.monotonic()
+        while True:
+            await asyncio.sleep(ttl / 3)
+            try:
+                if not await self._renew(keys=[lease_key], args=[token, self._lease_ms]):
+                    logger.warning("lease.lost", stage=self.stage, app=name, reason="taken over")
+                    return
+                renewed = time.monotonic()
+            except (redis.exceptions.RedisError, OSError) as e:
+                if time.monotonic() - renewed > ttl:
+                    logger.warning(
+                        "lease.lost", stage=self.stage, app=name, reason=f"renewal failing: {e}"
+                    )
+                    return
+                logger.warning("lease.renew_failed", stage=self.stage, app=name, error=str(e))
+
+    async def _hand_back(self, names: list[str], token: str, pending_ms: int) -> None:
+        """Put the run's work back into pending and release the lease (after a failure)."""
+        try:
+            await asyncio.shield(self._abandon(keys=names, args=[token, pending_ms]))
+        except (redis.exceptions.RedisError, OSError, asyncio.CancelledError) as e:
+            logger.error(
+                "work.hand_back_failed",
+                stage=self.stage,
+                lease=names[2],
+                error=str(e) or type(e).__name__,
+                consequence="the lease expires after lease_ttl and the next holder takes the work",
+            )

@@ -1,0 +1,126 @@
+"""Live objects per app, as the cluster watcher sees them, with a warm marker.
+
+The watcher LISTs, then WATCHes; until its initial list for an app is in, the cache holds
+a partial picture, and an object absent from a partial picture may exist in the cluster.
+So the cache is either WARM (complete as of the watch) or COLD (partial, or unknown), and
+readers get the state with the objects: an empty WARM cache means "the app has nothing
+live", an empty COLD one means "nobody knows yet". Nothing may be pruned, and no app
+called Missing, on the strength of a COLD cache.
+
+`replace` installs a complete list and marks the app WARM in one transaction;
+`put`/`delete` follow watch events; `invalidate` marks it COLD (watch lost, relisting).
+An object that cannot be stored or read makes the app COLD: an incomplete cache must
+not pass for a complete one.
+"""
+
+import datetime as dt
+import enum
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app import log
+from app.model.resource import KubeObject, ResourceKey
+from app.store import keys
+from app.store.connection import Redis
+from app.store.errors import StoreError
+from app.store.keys import AppIdentity
+from app.store.values import dumps
+
+logger = log.get("store")
+
+MAX_OBJECT_BYTES = 2 << 20
+"""Largest object cached (etcd's own limit is 1.5 MiB)."""
+_CHUNK = 500
+
+
+class CacheState(enum.Enum):
+    COLD = "cold"
+    """Partial or unknown: the initial list is not in, or the watch was lost."""
+    WARM = "warm"
+    """Complete as of the watch."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSnapshot:
+    state: CacheState
+    objects: dict[ResourceKey, KubeObject]
+    reason: str
+    """Why the snapshot is COLD (shown in conditions and logs); empty when WARM."""
+
+    @property
+    def warm(self) -> bool:
+        return self.state is CacheState.WARM
+
+
+def _field(key: ResourceKey) -> str:
+    return str(key)
+
+
+class LiveCache:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    def _encode(self, app: AppIdentity, obj: KubeObject) -> tuple[str, bytes]:
+        key = ResourceKey.of(obj)
+        what = f"live object {key} of {app.namespace}/{app.name}"
+        return _field(key), dumps(obj, what=what, limit=MAX_OBJECT_BYTES)
+
+    async def replace(self, app: AppIdentity, objects: Iterable[KubeObject]) -> None:
+        """Install the app's complete live set and mark it WARM, atomically."""
+        try:
+            encoded = dict(self._encode(app, obj) for obj in objects)
+        except StoreError:
+            await self.invalidate(app, reason="an object is too large to cache")
+            raise
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(keys.live(app))
+            items = list(encoded.items())
+            for start in range(0, len(items), _CHUNK):
+                pipe.hset(keys.live(app), mapping=dict(items[start : start + _CHUNK]))
+            pipe.set(keys.live_warm(app), dt.datetime.now(dt.UTC).isoformat())
+            await pipe.execute()
+        logger.debug("live.replaced", app=f"{app.namespace}/{app.name}", objects=len(encoded))
+
+    async def put(self, app: AppIdentity, obj: KubeObject) -> None:
+        """Record an added or modified object."""
+        try:
+            name, data = self._encode(app, obj)
+        except StoreError:
+            await self.invalidate(app, reason="an object is too large to cache")
+            raise
+        await self._redis.hset(keys.live(app), name, data)
+
+    async def delete(self, app: AppIdentity, key: ResourceKey) -> None:
+        """Record a deleted object."""
+        await self._redis.hdel(keys.live(app), _field(key))
+
+    async def invalidate(self, app: AppIdentity, *, reason: str) -> None:
+        """Mark the app COLD until the next `replace`."""
+        await self._redis.delete(keys.live_warm(app))
+        logger.info("live.cold", app=f"{app.namespace}/{app.name}", reason=reason)
+
+    async def read(self, app: AppIdentity) -> LiveSnapshot:
+        """The app's live objects and whether they are complete."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(keys.live(app))
+            pipe.exists(keys.live_warm(app))
+            fields, warm = await pipe.execute()
+        objects: dict[ResourceKey, KubeObject] = {}
+        for name, data in fields.items():
+            try:
+                obj = json.loads(data)
+                if not isinstance(obj, dict):
+                    raise TypeError("not a JSON object")
+            except (ValueError, TypeError) as e:
+                label = name.decode(errors="replace") if isinstance(name, bytes) else name
+                logger.warning("value.unreadable", what=f"live object {label}", error=str(e))
+                return LiveSnapshot(
+                    CacheState.COLD, {}, f"cached live object {label} is unreadable"
+                )
+            objects[ResourceKey.of(obj)] = obj
+        if not warm:
+            return LiveSnapshot(
+                CacheState.COLD, objects, "the cluster watcher has not finished listing this app"
+            )
+        return LiveSnapshot(CacheState.WARM, objects, "")

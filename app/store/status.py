@@ -1,0 +1,120 @@
+"""Application status from comparisons, written only forward.
+
+A comparison asks for its place in line first (`begin_comparison`), then writes its
+result with it (`write_comparison`). The write is one Lua step: it lands only if no
+comparison that began later has written already, so a slow comparison finishing late
+never overwrites a newer result ("status never goes backwards"). The reply says whether
+it landed and what it replaced, so the one writer that changed the status is the one
+that emits the change events.
+
+What a comparison owns: sync, health, resources, conditions, reconciledAt, observedAt,
+sourceType(s), summary. Operation state and history have their own writers
+(`operations.py`, `history.py`); `read_status` assembles all three.
+"""
+
+from dataclasses import dataclass, replace
+
+from app import log
+from app.model.status import ApplicationStatus
+from app.store import keys
+from app.store.connection import Redis
+from app.store.history import decode_history
+from app.store.keys import AppIdentity
+from app.store.operations import StoredOperation, decode_operation
+from app.store.values import as_bytes, dump_model, load_model
+
+logger = log.get("store")
+
+MAX_STATUS_BYTES = 8 << 20
+"""Largest comparison result stored (a few thousand resources fit comfortably)."""
+
+_BEGIN = """
+local counted = redis.call('INCR', KEYS[1])
+local stored = tonumber(redis.call('HGET', KEYS[2], 'seq') or '0')
+if counted <= stored then
+  counted = stored + 1
+  redis.call('SET', KEYS[1], counted)
+end
+return counted
+"""
+
+_WRITE = """
+local stored = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+local seq = tonumber(ARGV[1])
+if seq <= stored then
+  return {0, stored}
+end
+local previous = redis.call('HGET', KEYS[1], 'status')
+redis.call('HSET', KEYS[1], 'seq', ARGV[1], 'status', ARGV[2])
+return {1, seq, previous}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StatusWrite:
+    """What `write_comparison` did."""
+
+    written: bool
+    """False: a comparison that began later has already written; ours was dropped."""
+    seq: int
+    """The sequence now stored."""
+    previous: ApplicationStatus | None
+    """The result ours replaced (None if it was the first, or if ours was dropped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredStatus:
+    """Everything known about an app's status, as the API shows it."""
+
+    seq: int
+    status: ApplicationStatus
+    operation: StoredOperation | None
+
+
+class StatusStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._begin = redis.register_script(_BEGIN)
+        self._write = redis.register_script(_WRITE)
+
+    async def begin_comparison(self, app: AppIdentity) -> int:
+        """The sequence of a comparison starting now: greater than every earlier one."""
+        seq = await self._begin(keys=[keys.compare_seq(app), keys.status(app)])
+        return int(seq)
+
+    async def write_comparison(
+        self, app: AppIdentity, seq: int, status: ApplicationStatus
+    ) -> StatusWrite:
+        """Store `status` unless a comparison begun after `seq` has written already."""
+        own = replace(status, operation_state=None, history=[])
+        data = dump_model(own, what=f"status of {app.namespace}/{app.name}", limit=MAX_STATUS_BYTES)
+        reply = await self._write(keys=[keys.status(app)], args=[seq, data])
+        written, stored = bool(reply[0]), int(reply[1])
+        if not written:
+            logger.info(
+                "status.stale_write_dropped",
+                app=f"{app.namespace}/{app.name}",
+                seq=seq,
+                newer_seq=stored,
+            )
+            return StatusWrite(False, stored, None)
+        previous = reply[2] if len(reply) > 2 else None
+        what = f"previous status of {app.namespace}/{app.name}"
+        return StatusWrite(True, stored, load_model(ApplicationStatus, previous, what=what))
+
+    async def read_status(self, app: AppIdentity) -> StoredStatus | None:
+        """Comparison result, operation state and history together; None if never compared."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(keys.status(app), ["seq", "status"])
+            pipe.hgetall(keys.operation(app))
+            pipe.hgetall(keys.history(app))
+            (seq, data), operation, history = await pipe.execute()
+        data = as_bytes(data)
+        name = f"{app.namespace}/{app.name}"
+        status = load_model(ApplicationStatus, data, what=f"status of {name}")
+        if status is None:
+            return None
+        stored_op = decode_operation(operation, what=f"operation of {name}")
+        status.operation_state = stored_op.state if stored_op else None
+        status.history = decode_history(history, what=f"history of {name}")
+        return StoredStatus(int(seq), status, stored_op)
