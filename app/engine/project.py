@@ -1,0 +1,170 @@
+"""AppProject checks: may this app deploy from that repo, to that destination, that kind?
+
+The project is a security boundary (THREATS.md, "project escape"): every target object is
+checked against it, in compare and in sync, and each check returns a `Permission` whose
+message is Argo CD's wording, so users see the same text in status, events and the CLI.
+
+- Source repos: globs over normalized repository URLs (`*` does not cross `/`, `**`
+  does; the lone pattern `*` matches every repo). A pattern starting with `!` denies: a
+  repo matching any deny pattern is refused even if another pattern allows it.
+- Destinations: a destination entry matches when its server (or cluster name) and its
+  namespace both match (globs, `!` negation); any deny entry that rejects the destination
+  refuses it.
+- Group/kind: cluster-scoped kinds must be in `clusterResourceWhitelist` (empty: none) and
+  not in `clusterResourceBlacklist`; namespaced kinds must be in
+  `namespaceResourceWhitelist` (empty or absent: all) and not in
+  `namespaceResourceBlacklist`. Group and kind are globs; `""` is the core group.
+"""
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.model.project import AppProject, GroupKindSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    """The outcome of a check; `message` says why not, in Argo CD's words."""
+
+    allowed: bool
+    message: str = ""
+
+
+ALLOWED = Permission(True)
+
+
+def _is_deny(pattern: str) -> bool:
+    return pattern.startswith("!")
+
+
+@lru_cache(maxsize=1024)
+def _compile_glob(pattern: str, separator: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    i = 0
+    not_sep = f"[^{re.escape(separator)}]" if separator else "."
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**", i):
+            parts.append(".*")
+            i += 2
+            continue
+        if char == "*":
+            parts.append(f"{not_sep}*")
+        elif char == "?":
+            parts.append(not_sep)
+        elif char == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                parts.append(re.escape(char))
+            else:
+                body = pattern[i + 1 : end]
+                negate = body.startswith("!")
+                body = (body[1:] if negate else body).replace("\\", "\\\\").replace("^", "\\^")
+                parts.append("[" + ("^" if negate else "") + body + "]")
+                i = end
+        else:
+            parts.append(re.escape(char))
+        i += 1
+    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+def glob_match(pattern: str, value: str, *, separator: str = "", negation: bool = True) -> bool:
+    """Argo CD's globMatch: `!` negates (when allowed), a lone `*` matches anything."""
+    if negation and _is_deny(pattern):
+        return not glob_match(pattern[1:], value, separator=separator, negation=False)
+    if pattern == "*":
+        return True
+    return _compile_glob(pattern, separator).match(value) is not None
+
+
+def normalize_repo_url(url: str) -> str:
+    """A repo URL in the form projects compare: lower case, no `.git`, no trailing `/`,
+    scp-style `git@host:org/repo` spelled `ssh://git@host/org/repo`."""
+    text = url.strip().lower()
+    scp = re.match(r"^([\w.\-]+@[\w.\-]+):(?!//)(.*)$", text)
+    if scp:
+        text = f"ssh://{scp.group(1)}/{scp.group(2)}"
+    text = text.rstrip("/")
+    return text.removesuffix(".git")
+
+
+def source_permitted(project: AppProject, repo_url: str) -> Permission:
+    """Whether `repo_url` is one of the project's source repos (deny patterns win)."""
+    source = normalize_repo_url(repo_url)
+    matched = False
+    for pattern in project.spec.source_repos:
+        deny = _is_deny(pattern)
+        normalized = normalize_repo_url(pattern[1:] if deny else pattern)
+        if glob_match(("!" if deny else "") + normalized, source, separator="/"):
+            matched = True
+        elif deny:
+            matched = False
+            break
+    if matched:
+        return ALLOWED
+    return Permission(
+        False, f"application repo {repo_url} is not permitted in project '{project.name}'"
+    )
+
+
+def destination_permitted(
+    project: AppProject, *, server: str = "", name: str = "", namespace: str = ""
+) -> Permission:
+    """Whether a destination (server URL and/or cluster name, namespace) is allowed."""
+    any_matched = False
+    denied = False
+    for item in project.spec.destinations:
+        name_ok = bool(name) and glob_match(item.name, name)
+        server_ok = bool(server) and glob_match(item.server, server)
+        namespace_ok = glob_match(item.namespace, namespace)
+        if (server_ok or name_ok) and namespace_ok:
+            any_matched = True
+        elif (
+            (not name_ok and _is_deny(item.name))
+            or (not server_ok and _is_deny(item.server))
+            or (not namespace_ok and _is_deny(item.namespace))
+        ):
+            denied = True
+    if any_matched and not denied:
+        return ALLOWED
+    where = f"server '{server}'" if server else f"name '{name}'"
+    return Permission(
+        False,
+        f"application destination {where} and namespace '{namespace}' do not match any of "
+        f"the allowed destinations in project '{project.name}'",
+    )
+
+
+def namespace_permitted(
+    project: AppProject, namespace: str, *, server: str = "", name: str = ""
+) -> Permission:
+    """Whether a namespaced target may live in `namespace` on the app's destination cluster."""
+    if destination_permitted(project, server=server, name=name, namespace=namespace).allowed:
+        return ALLOWED
+    return Permission(False, f"namespace {namespace} is not permitted in project '{project.name}'")
+
+
+def _in_list(group: str, kind: str, entries: list[GroupKindSpec]) -> bool:
+    return any(
+        fnmatch.fnmatchcase(kind, e.kind) and fnmatch.fnmatchcase(group, e.group) for e in entries
+    )
+
+
+def group_kind_permitted(
+    project: AppProject, group: str, kind: str, *, namespaced: bool
+) -> Permission:
+    """Whether the project allows objects of group/kind (allow and deny lists, globs)."""
+    spec = project.spec
+    if namespaced:
+        allowed = not spec.namespace_resource_whitelist or _in_list(
+            group, kind, spec.namespace_resource_whitelist
+        )
+        denied = _in_list(group, kind, spec.namespace_resource_blacklist)
+    else:
+        allowed = _in_list(group, kind, spec.cluster_resource_whitelist)
+        denied = _in_list(group, kind, spec.cluster_resource_blacklist)
+    if allowed and not denied:
+        return ALLOWED
+    return Permission(False, f"resource {group}:{kind} is not permitted in project {project.name}")
