@@ -1,1 +1,36 @@
-"""Git repositories: revision resolution, fetch, confined checkouts and manifest rendering."""
+"""Git repositories: revision resolution, fetching, confined checkouts and directory rendering.
+
+This package decides which commit an Application's source means, gets that commit into a
+local cache once however many apps share it, and turns a plain directory of YAML/JSON at
+that commit into named manifest files for the engine's manifest loader. It is the only
+code that talks to Git servers, and everything it hands on has passed its path rules.
+
+Decisions and why:
+
+- Resolution follows Argo CD's ls-remote rules (revisions.py): SHA, HEAD, semver
+  constraint over tags (constraints.py), full ref, branch, tag, short SHA; annotated tags
+  are peeled to their commit. ls-remote lists only HEAD, branches and tags, so repositories
+  with huge numbers of pull-request refs stay cheap.
+- Sharing: concurrent callers share one ls-remote per repository, one fetch per
+  (repository, commit), one listing per commit and one render per (repository, commit,
+  path, options) (singleflight.py); listings and renders are then cached in memory, keyed
+  by immutable commits, so 1,000 apps on one repository cost one fetch and cheap renders.
+- Fetching (cached_repo.py): a bare cache per repository (urls.cache_key), exactly the
+  wanted commit at depth 1, fsck on, pack size capped, deadline on every git process
+  (gitprocess.py). Only https, http, ssh and (if enabled) local repositories are accepted.
+- Credentials (credentials.py) go only to the host, port and path prefix they were
+  configured for, through git's own per-URL config; never in argv, logs or errors, and
+  every message passes the redactor (redact.py).
+- Paths (paths.py): one resolver for every path from an Application; `/` is the
+  repository root, symlinks are followed confined to the repository, escapes are errors
+  naming the field. Every commit is scanned for absolute or escaping symlinks (symlinks.py)
+  before anything reads or checks it out; the scan and directory rendering work on the
+  commit's listing (tree.py), so no file of an unchecked commit touches the disk.
+- Directory sources (directory.py) follow Argo CD's walk: name order, recurse, hidden
+  directories skipped, include/exclude globs with braces (globs.py), combined size cap
+  before reading. Other source types are refused by name (sourcetype.py).
+- Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
+
+Entry point: `service.Repositories`. Pure helpers other layers use: `urls.same_repo` and
+`urls.match_key` (webhooks), `generate_paths` (manifest-generate-paths), `sourcehash`.
+"""

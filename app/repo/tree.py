@@ -14,6 +14,7 @@ from app.repo.errors import GitError, LimitExceeded
 
 _MODE_SYMLINK = "120000"
 _MODE_SUBMODULE = "160000"
+_FORBIDDEN_SEGMENTS = frozenset(("", ".", ".."))
 
 
 class NodeKind(enum.Enum):
@@ -78,6 +79,8 @@ def parse_ls_tree(output: bytes, *, commit: str, max_entries: int, repo: str) ->
             raise GitError(f"{repo} at {commit[:12]}: unexpected ls-tree record {record[:80]!r}")
         mode, _type, oid, size_text = parts
         path = raw_path.decode("utf-8", "surrogateescape")
+        if any(seg in _FORBIDDEN_SEGMENTS or seg.lower() == ".git" for seg in path.split("/")):
+            raise GitError(f"{repo} at {commit[:12]}: the commit has an unsafe path {path!r}")
         if mode == _MODE_SYMLINK:
             kind = NodeKind.SYMLINK
         elif mode == _MODE_SUBMODULE:

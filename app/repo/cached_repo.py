@@ -1,0 +1,261 @@
+"""One bare repository in the cache: the commits fetched so far and reads from them.
+
+Layout: `<cache>/repos/<hash of cache key>` is a bare repository created atomically (init in
+a temp dir, then rename), so processes sharing the cache never see half of one. Fetches
+take the in-process lock and a file lock, re-check that the commit is still missing, then
+fetch exactly that commit (depth 1 when shallow) into `refs/sluice/<sha>`, which keeps it
+referenced and gives later fetches something to negotiate from. A server that refuses
+fetching by SHA gets a fetch of every branch and tag instead. The pack growing past the
+fetch limit kills the fetch. Reads (trees, blobs, diffs, checkouts) need no lock: objects
+are immutable.
+"""
+
+import asyncio
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from app import log
+from app.repo.errors import GitError, LimitExceeded, RevisionError
+from app.repo.filelock import file_lock
+from app.repo.gitprocess import GitRunner
+from app.repo.settings import RepoSettings
+from app.repo.tree import RepoTree, parse_ls_tree
+from app.repo.urls import RepoURL
+
+logger = log.get("repo.cache")
+
+MAX_LINK_TARGET = 4096
+_TREE_BYTES_PER_ENTRY = 512
+_REFUSED_MARKERS = (
+    "not our ref",
+    "unadvertised object",
+    "couldn't find remote ref",
+    "no such remote ref",
+    "not a valid object",
+)
+_HISTORY_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+_FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules")
+_BLOB_HEADER_BYTES = 64
+
+
+def _pack_bytes(path: Path) -> int:
+    try:
+        with os.scandir(path / "objects" / "pack") as entries:
+            return sum(e.stat(follow_symlinks=False).st_size for e in entries)
+    except FileNotFoundError:
+        return 0
+
+
+def _staging_dir(path: Path) -> Path | None:
+    """A fresh temp dir beside `path` to create the repository in; None if it exists."""
+    if (path / "HEAD").exists():
+        return None
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=".init-", dir=path.parent))
+
+
+def _install(staging: Path, path: Path) -> None:
+    """Move the new repository into place, unless another process got there first."""
+    try:
+        staging.rename(path)
+    except OSError:
+        if not (path / "HEAD").exists():
+            raise
+
+
+class CachedRepo:
+    """The bare cache of one repository (by cache key)."""
+
+    def __init__(self, key: str, path: Path, runner: GitRunner, settings: RepoSettings) -> None:
+        self.key = key
+        self.path = path
+        self._runner = runner
+        self._settings = settings
+        self._lock = asyncio.Lock()
+        self._created = False
+        self.present: set[str] = set()
+        """Commits known to be complete in this cache (checked once, then trusted)."""
+
+    async def ensure_created(self) -> None:
+        if self._created:
+            return
+        staging = await asyncio.to_thread(_staging_dir, self.path)
+        if staging is not None:
+            try:
+                await self._runner.run(
+                    ["init", "--bare", "--quiet", str(staging)],
+                    what=f"creating the cache of {self.key}",
+                )
+                await asyncio.to_thread(_install, staging, self.path)
+            finally:
+                await asyncio.to_thread(shutil.rmtree, staging, True)
+        self._created = True
+
+    async def commit_of(self, oid: str) -> str | None:
+        """The commit `oid` is or points to (peeling tags), if it is in the cache."""
+        out = await self._runner.run(
+            ["cat-file", "--batch-check"],
+            git_dir=self.path,
+            stdin=f"{oid}^{{commit}}\n".encode(),
+            what=f"looking up {oid[:12]} in the cache of {self.key}",
+        )
+        fields = out.decode().split()
+        if len(fields) == 3 and fields[1] == "commit":
+            return fields[0]
+        return None
+
+    async def fetch(self, remote: RepoURL, commit: str) -> tuple[str, bool]:
+        """Make `commit` present; returns the commit (peeled) and whether git fetched."""
+        async with self._lock, file_lock(self.path.with_suffix(".lock")):
+            found = await self.commit_of(commit)
+            if found is not None:
+                return found, False
+            depth = ["--depth=1"] if self._settings.shallow else []
+            refspec = f"+{commit}:refs/sluice/{commit}"
+            try:
+                await self._fetch(remote, depth, [refspec], f"git fetch of {commit[:12]}")
+            except GitError as e:
+                if isinstance(e, LimitExceeded) or not any(m in str(e) for m in _REFUSED_MARKERS):
+                    raise
+                logger.info("fetch by SHA refused, fetching branches and tags", repo=remote.display)
+                await self._fetch_history(remote)
+            found = await self.commit_of(commit)
+            if found is None:
+                raise RevisionError(
+                    f"{remote.display}: commit {commit} does not exist in the repository "
+                    "(or no branch or tag reaches it)"
+                )
+            return found, True
+
+    async def fetch_history(self, remote: RepoURL) -> None:
+        """Fetch every branch and tag with full history (needed to resolve short SHAs)."""
+        async with self._lock, file_lock(self.path.with_suffix(".lock")):
+            await self._fetch_history(remote)
+
+    async def _fetch_history(self, remote: RepoURL) -> None:
+        unshallow = ["--unshallow"] if (self.path / "shallow").exists() else []
+        await self._fetch(
+            remote, unshallow, _HISTORY_REFSPECS, "git fetch of all branches and tags"
+        )
+
+    async def _fetch(
+        self, remote: RepoURL, options: Sequence[str], refspecs: Sequence[str], label: str
+    ) -> None:
+        baseline = _pack_bytes(self.path)
+        limit = self._settings.max_fetch_bytes
+
+        def watch() -> str | None:
+            grown = _pack_bytes(self.path) - baseline
+            if grown <= limit:
+                return None
+            return f"it downloaded more than {limit} bytes (max_fetch_bytes)"
+
+        await self._runner.run(
+            [*_FETCH, *options, "--", remote.remote, *refspecs],
+            git_dir=self.path,
+            remote=remote,
+            what=f"{label} from {remote.display}",
+            watch=watch,
+        )
+
+    async def commits_with_prefix(self, prefix: str) -> list[str]:
+        out = await self._runner.run(
+            ["rev-parse", f"--disambiguate={prefix.lower()}"],
+            git_dir=self.path,
+            what=f"looking up {prefix} in the cache of {self.key}",
+        )
+        names = out.decode().split()
+        if not names:
+            return []
+        types = await self._runner.run(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            git_dir=self.path,
+            stdin="".join(f"{n}\n" for n in names).encode(),
+            what=f"looking up {prefix} in the cache of {self.key}",
+        )
+        return [line.split()[0] for line in types.decode().splitlines() if line.endswith(" commit")]
+
+    async def list_tree(self, commit: str, *, display: str) -> RepoTree:
+        """The commit's listing with symlink targets read (not yet scanned)."""
+        entries = self._settings.max_tree_entries
+        try:
+            out = await self._runner.run(
+                ["ls-tree", "-r", "-z", "--long", "--full-tree", commit],
+                git_dir=self.path,
+                max_output=entries * _TREE_BYTES_PER_ENTRY,
+                what=f"listing {display} at {commit[:12]}",
+            )
+        except LimitExceeded:
+            raise LimitExceeded(
+                f"{display} at {commit[:12]}: the commit lists more than {entries} files "
+                "(max_tree_entries); Sluice will not read it"
+            ) from None
+        tree = parse_ls_tree(out, commit=commit, max_entries=entries, repo=display)
+        links = tree.symlinks
+        for path, entry in links.items():
+            if entry.size > MAX_LINK_TARGET:
+                raise GitError(
+                    f"{display} at {commit[:12]}: symlink {path!r} has an overlong target"
+                )
+        blobs = await self.read_blobs(
+            [e.oid for e in links.values()], max_bytes=MAX_LINK_TARGET * len(links), display=display
+        )
+        tree.links = {
+            path: blobs[entry.oid].decode("utf-8", "surrogateescape")
+            for path, entry in links.items()
+        }
+        return tree
+
+    async def read_blobs(
+        self, oids: Sequence[str], *, max_bytes: int, display: str
+    ) -> dict[str, bytes]:
+        """The contents of the given blobs, at most `max_bytes` in all."""
+        unique = list(dict.fromkeys(oids))
+        if not unique:
+            return {}
+        out = await self._runner.run(
+            ["cat-file", "--batch"],
+            git_dir=self.path,
+            stdin="".join(f"{oid}\n" for oid in unique).encode(),
+            max_output=max_bytes + _BLOB_HEADER_BYTES * len(unique),
+            what=f"reading files of {display}",
+        )
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for oid in unique:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].decode("ascii", "replace").split()
+            if len(header) != 3 or header[1] != "blob":
+                raise GitError(f"{display}: object {oid[:12]} is missing from the cache")
+            size = int(header[2])
+            blobs[oid] = out[end + 1 : end + 1 + size]
+            pos = end + 1 + size + 1
+        return blobs
+
+    async def changed_paths(self, old: str, new: str, *, display: str) -> list[str]:
+        out = await self._runner.run(
+            [
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "--no-ext-diff",
+                "--no-textconv",
+                old,
+                new,
+            ],
+            git_dir=self.path,
+            what=f"comparing {old[:12]}..{new[:12]} of {display}",
+        )
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    async def check_out(self, commit: str, work_tree: Path, index: Path, *, display: str) -> None:
+        await self._runner.run(
+            ["--work-tree", str(work_tree), "read-tree", "--reset", "-u", commit],
+            git_dir=self.path,
+            extra_env={"GIT_INDEX_FILE": str(index)},
+            what=f"checking out {display} at {commit[:12]}",
+        )

@@ -1,0 +1,307 @@
+"""`Repositories`: the API the render worker, the poller and the webhook handler call.
+
+One instance per process. It owns the cache directory, the git runner, the single-flight
+tables and the in-memory caches, so that however many apps ask at the same moment there
+is one ls-remote per repository, one fetch per (repository, commit), one listing and
+symlink scan per commit, and one render per (repository, commit, path, directory options).
+"""
+
+import asyncio
+import contextlib
+import hashlib
+import tempfile
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+
+from app import log
+from app.model.application import ApplicationSource
+from app.repo.cached_repo import CachedRepo
+from app.repo.credentials import CredentialStore, RepoCredential
+from app.repo.directory import DirectoryOptions, select_manifests
+from app.repo.errors import LimitExceeded, PathError, RenderError, RepoURLError, RevisionError
+from app.repo.gitprocess import GitRunner
+from app.repo.lru import LRU
+from app.repo.paths import resolve_path
+from app.repo.refs import HEADS, TAGS, RefListing, parse_ls_remote
+from app.repo.results import (
+    DirectoryRender,
+    ManifestFile,
+    RepoStats,
+    ResolvedRevision,
+    decode_manifest,
+)
+from app.repo.revisions import (
+    MAX_REVISION_LENGTH,
+    is_full_sha,
+    is_short_sha,
+    match_revision,
+    normalize_revision,
+)
+from app.repo.settings import RepoSettings
+from app.repo.singleflight import SingleFlight
+from app.repo.sourcetype import SourceType, source_type
+from app.repo.symlinks import check_symlinks
+from app.repo.tree import NodeKind, RepoTree
+from app.repo.urls import RepoURL, cache_key, parse_repo_url
+from app.repo.worktree import WorkTree, remove_tree
+
+logger = log.get("repo")
+
+ZERO_SHA = "0" * 40
+_DEFAULT_PATTERNS = ("HEAD", HEADS + "*", TAGS + "*")
+_RenderKey = tuple[str, str, str, DirectoryOptions]
+
+
+class Repositories:
+    """Git repositories: resolve, fetch, list, render and check out, with sharing."""
+
+    def __init__(self, settings: RepoSettings, credentials: Iterable[RepoCredential] = ()) -> None:
+        self.settings = settings
+        self.stats = RepoStats()
+        self._root = settings.cache_dir
+        self._work_root = self._root / "work"
+        self._runner = GitRunner(settings, CredentialStore(credentials), self._root / "home")
+        self._prepared = False
+        self._repos: dict[str, CachedRepo] = {}
+        self._refs: SingleFlight[tuple[str, tuple[str, ...]], RefListing] = SingleFlight()
+        self._fetches: SingleFlight[tuple[str, str], str] = SingleFlight()
+        self._trees_loading: SingleFlight[tuple[str, str], RepoTree] = SingleFlight()
+        self._renders: SingleFlight[tuple[_RenderKey, str], DirectoryRender] = SingleFlight()
+        self._trees: LRU[tuple[str, str], RepoTree] = LRU(settings.tree_cache_entries)
+        self._rendered: LRU[_RenderKey, DirectoryRender] = LRU(
+            settings.render_cache_bytes, lambda r: r.weight
+        )
+
+    def _prepare(self) -> None:
+        if not self._prepared:
+            for directory in (self._root, self._root / "repos", self._work_root):
+                directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._runner.prepare()
+            self._prepared = True
+
+    def _parse(self, url: str, field: str) -> RepoURL:
+        repo = parse_repo_url(url, field=f"{field}.repoURL")
+        if repo.is_local and not self.settings.allow_local:
+            raise RepoURLError(
+                f"{field}.repoURL: {repo.display} is a local repository, and local repositories "
+                "are disabled on this server (RepoSettings.allow_local)"
+            )
+        return repo
+
+    async def _cached(self, repo: RepoURL) -> CachedRepo:
+        await asyncio.to_thread(self._prepare)
+        key = cache_key(repo)
+        cached = self._repos.get(key)
+        if cached is None:
+            digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+            cached = CachedRepo(key, self._root / "repos" / digest, self._runner, self.settings)
+            self._repos[key] = cached
+        await cached.ensure_created()
+        return cached
+
+    async def list_refs(self, repo_url: str, *, field: str = "source") -> RefListing:
+        """HEAD, branches and tags (peeled), from one ls-remote shared by concurrent callers."""
+        repo = self._parse(repo_url, field)
+        return await self._list(repo, _DEFAULT_PATTERNS)
+
+    async def _list(self, repo: RepoURL, patterns: tuple[str, ...]) -> RefListing:
+        cached = await self._cached(repo)
+
+        async def ls_remote() -> RefListing:
+            self.stats.ls_remote += 1
+            out = await self._runner.run(
+                ["ls-remote", "--", repo.remote, *patterns],
+                git_dir=cached.path,
+                remote=repo,
+                max_output=self.settings.max_refs_bytes,
+                what=f"git ls-remote of {repo.display}",
+            )
+            return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
+
+        return await self._refs.run((cached.key, patterns), ls_remote)
+
+    async def resolve(
+        self, repo_url: str, revision: str, *, field: str = "source"
+    ) -> ResolvedRevision:
+        """The commit `revision` (an Application's targetRevision) names now (see revisions)."""
+        repo = self._parse(repo_url, field)
+        rev = normalize_revision(revision)
+        where = f"{field}.targetRevision"
+        if len(rev) > MAX_REVISION_LENGTH or any(c in rev for c in "\0\n\r"):
+            raise RevisionError(f"{where}: {rev[:40]!r}… is not a usable revision")
+        if is_full_sha(rev):
+            commit = await self._fetch(repo, rev.lower())
+            return ResolvedRevision(rev, commit, "", f"commit {rev.lower()}")
+        listing = await self._list(repo, _DEFAULT_PATTERNS)
+        if rev.startswith("refs/") and not rev.startswith((HEADS, TAGS)):
+            if rev.startswith("-") or any(c in rev for c in " *?[\\"):
+                raise RevisionError(f"{where}: {rev!r} is not a valid ref name")
+            listing = listing.merged(await self._list(repo, (rev,)))
+        match = match_revision(listing, rev)
+        if match is not None:
+            logger.debug("resolved", repo=repo.display, revision=rev, commit=match.commit)
+            return ResolvedRevision(rev, match.commit, match.ref, match.reason)
+        if is_short_sha(rev):
+            return await self._resolve_short(repo, rev, where)
+        if rev == "HEAD":
+            raise RevisionError(f"{where}: {repo.display} has no HEAD (is the repository empty?)")
+        raise RevisionError(
+            f"{where}: {rev!r} is not a branch, a tag, a semver constraint matching a tag, or a "
+            f"commit of {repo.display}"
+        )
+
+    async def _resolve_short(self, repo: RepoURL, prefix: str, where: str) -> ResolvedRevision:
+        cached = await self._cached(repo)
+        commits = await cached.commits_with_prefix(prefix)
+        if not commits:
+            self.stats.history_fetch += 1
+            await cached.fetch_history(repo)
+            commits = await cached.commits_with_prefix(prefix)
+        if len(commits) != 1:
+            problem = "matches no commit" if not commits else f"matches {len(commits)} commits"
+            raise RevisionError(f"{where}: {prefix!r} {problem} of {repo.display}; use more digits")
+        cached.present.add(commits[0])
+        return ResolvedRevision(prefix, commits[0], "", f"short commit SHA {prefix}")
+
+    async def fetch(self, repo_url: str, commit: str, *, field: str = "source") -> str:
+        """Make `commit` (a full SHA) present in the cache; returns it (tags peeled)."""
+        if not is_full_sha(commit):
+            raise RevisionError(f"{field}: {commit!r} is not a full commit SHA")
+        return await self._fetch(self._parse(repo_url, field), commit.lower())
+
+    async def _fetch(self, repo: RepoURL, commit: str) -> str:
+        cached = await self._cached(repo)
+        if commit in cached.present:
+            return commit
+
+        async def fetch() -> str:
+            found, fetched = await cached.fetch(repo, commit)
+            if fetched:
+                self.stats.fetch += 1
+                logger.info("fetched", repo=repo.display, commit=found)
+            cached.present.add(found)
+            return found
+
+        return await self._fetches.run((cached.key, commit), fetch)
+
+    async def _tree(self, cached: CachedRepo, repo: RepoURL, commit: str) -> RepoTree:
+        key = (cached.key, commit)
+        tree = self._trees.get(key)
+        if tree is not None:
+            return tree
+
+        async def load() -> RepoTree:
+            self.stats.tree_load += 1
+            loaded = await cached.list_tree(commit, display=repo.display)
+            check_symlinks(loaded, max_hops=self.settings.max_symlink_hops, repo=repo.display)
+            self._trees.put(key, loaded)
+            return loaded
+
+        return await self._trees_loading.run(key, load)
+
+    async def render_directory(
+        self, source: ApplicationSource, commit: str, *, field: str = "source"
+    ) -> DirectoryRender:
+        """The manifest files of a plain-directory source at `commit` (a resolved full SHA).
+
+        `field` names the source in messages (`spec.source`, `spec.sources[1]`).
+        """
+        repo = self._parse(source.repo_url, field)
+        commit = await self.fetch(source.repo_url, commit, field=field)
+        cached = await self._cached(repo)
+        tree = await self._tree(cached, repo, commit)
+        hops = self.settings.max_symlink_hops
+        app_dir = resolve_path(tree, source.path, field=f"{field}.path", max_hops=hops)
+        kind = tree.kind(app_dir)
+        if kind is not NodeKind.DIR:
+            problem = "does not exist" if kind is None else f"is a {kind.value}, not a directory"
+            raise PathError(
+                f"{field}.path", f"{source.path!r} {problem} in {repo.display} at {commit[:12]}"
+            )
+        kind_of_source = source_type(source, tree, app_dir, field=field)
+        if kind_of_source is not SourceType.DIRECTORY:
+            raise RenderError(
+                f"{field}: {source.path or '/'!r} is a {kind_of_source.value} source; Sluice "
+                "renders plain directories of YAML/JSON so far"
+            )
+        options = DirectoryOptions.of(
+            source.directory, include_hidden=self.settings.include_hidden_directories
+        )
+        key: _RenderKey = (cached.key, commit, app_dir, options)
+        hit = self._rendered.get(key)
+        if hit is not None:
+            self.stats.render_cache_hit += 1
+            return hit
+
+        async def render() -> DirectoryRender:
+            self.stats.render += 1
+            selection = select_manifests(
+                tree,
+                app_dir,
+                options,
+                field=field,
+                max_bytes=self.settings.max_manifest_bytes,
+                max_hops=hops,
+            )
+            blobs = await cached.read_blobs(
+                [f.entry.oid for f in selection.files],
+                max_bytes=selection.total_bytes,
+                display=repo.display,
+            )
+            files = tuple(
+                ManifestFile(f.path, decode_manifest(blobs[f.entry.oid], path=f.path, field=field))
+                for f in selection.files
+            )
+            result = DirectoryRender(repo.display, commit, app_dir, files, selection.skipped)
+            self._rendered.put(key, result)
+            return result
+
+        return await self._renders.run((key, field), render)
+
+    async def changed_files(
+        self, repo_url: str, old: str, new: str, *, field: str = "source"
+    ) -> frozenset[str] | None:
+        """Paths changed between two commits (renames count as both paths).
+
+        None when `old` is empty or all zeros (a new branch: changes unknown, refresh all).
+        """
+        if not old or old == ZERO_SHA:
+            return None
+        repo = self._parse(repo_url, field)
+        for sha in (old, new):
+            if not is_full_sha(sha):
+                raise RevisionError(f"{repo.display}: {sha!r} is not a full commit SHA")
+        old, new = old.lower(), new.lower()
+        if old == new:
+            return frozenset()
+        old_commit, new_commit = await asyncio.gather(
+            self._fetch(repo, old), self._fetch(repo, new)
+        )
+        cached = await self._cached(repo)
+        return frozenset(await cached.changed_paths(old_commit, new_commit, display=repo.display))
+
+    @contextlib.asynccontextmanager
+    async def checkout(
+        self, repo_url: str, commit: str, *, field: str = "source"
+    ) -> AsyncIterator[WorkTree]:
+        """Check `commit` out into a private work dir for the duration of the block."""
+        repo = self._parse(repo_url, field)
+        commit = await self.fetch(repo_url, commit, field=field)
+        cached = await self._cached(repo)
+        tree = await self._tree(cached, repo, commit)
+        if tree.total_bytes > self.settings.max_tree_bytes:
+            raise LimitExceeded(
+                f"{repo.display} at {commit[:12]}: the commit holds {tree.total_bytes} bytes, more "
+                f"than max_tree_bytes ({self.settings.max_tree_bytes}); it is not checked out"
+            )
+        container = Path(
+            await asyncio.to_thread(tempfile.mkdtemp, prefix="checkout-", dir=self._work_root)
+        )
+        try:
+            root = container / "tree"
+            await asyncio.to_thread(root.mkdir, 0o700)
+            self.stats.checkout += 1
+            await cached.check_out(commit, root, container / "index", display=repo.display)
+            yield WorkTree(root, commit, tree, self.settings.max_symlink_hops)
+        finally:
+            await asyncio.shield(asyncio.to_thread(remove_tree, container))
