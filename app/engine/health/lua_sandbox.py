@@ -7,11 +7,17 @@ run time, a memory cap, a fresh environment per run. Whatever goes wrong (a runt
 error, a timeout, an invalid status, a wrong return type) becomes health Unknown with a
 message that names the check and the problem; nothing raises to the caller.
 
-Compiling is done once per script (`compile` is cached by source and name); all checks
-share one Lua runtime, whose lock serialises runs across threads.
+Compiling is done once per script (`compile_check` is cached by source and name); all
+checks share one Lua runtime, and a lock serialises runs across threads.
+
+The memory cap is lifted while Python builds the object's tables: lupa builds them
+outside Lua's protected mode, where running out of memory aborts the whole process.
+The object is bounded on its own (`MAX_OBJECT_BYTES`), and the script then gets
+`max_memory` on top of what is in use.
 """
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -27,7 +33,9 @@ from app.model.resource import KubeObject, ResourceKey
 TIMEOUT_SECONDS = 1.0
 """How long one run of a health check may take."""
 MAX_MEMORY_BYTES = 64 * 2**20
-"""Memory cap of the shared Lua runtime (compiled scripts plus the object being checked)."""
+"""Memory one run may allocate in Lua, beyond the object it is given."""
+MAX_OBJECT_BYTES = 64 * 2**20
+"""Largest object (as Lua tables) passed to a check; larger ones are Unknown."""
 MAX_SCRIPT_BYTES = 256 * 2**10
 """Largest health.lua accepted."""
 MAX_MESSAGE_CHARS = 1024
@@ -59,10 +67,13 @@ class LuaSandbox:
         *,
         timeout: float = TIMEOUT_SECONDS,
         max_memory: int = MAX_MEMORY_BYTES,
+        max_object: int = MAX_OBJECT_BYTES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.timeout = timeout
         self.max_memory = max_memory
+        self.max_object = max_object
+        self._lock = threading.Lock()
         self._runtime: Any = lua54.LuaRuntime(
             register_eval=False,
             register_builtins=False,
@@ -90,19 +101,40 @@ class LuaSandbox:
 
     def run(self, check: "LuaHealthCheck", obj: KubeObject) -> HealthStatus:
         """Run one check on one object; every failure comes back as Unknown."""
+        with self._lock:
+            outcome = self._run_locked(check, obj)
+        if isinstance(outcome, HealthStatus):
+            return outcome
+        return self._status(check, obj, outcome)
+
+    def _run_locked(self, check: "LuaHealthCheck", obj: KubeObject) -> Any:
+        runtime = self._runtime
+        before = runtime.get_memory_used()
+        runtime.set_max_memory(0)
         try:
-            table = self._runtime.table_from(obj, recursive=True)
-            outcome = self._run(check.chunk, table, self.timeout)
+            table = runtime.table_from(obj, recursive=True)
+        except (RecursionError, TypeError, ValueError) as e:
+            return self._failed(check, obj, f"could not pass the object to Lua: {e}")
+        finally:
+            in_use = runtime.get_memory_used()
+            runtime.set_max_memory(in_use + self.max_memory)
+        if in_use - before > self.max_object:
+            size = (in_use - before) / 2**20
+            limit = self.max_object / 2**20
+            return self._failed(
+                check,
+                obj,
+                f"was not run: the object takes {size:.1f} MiB as Lua tables (limit {limit:g} MiB)",
+            )
+        try:
+            return self._run(check.chunk, table, self.timeout)
         except lua54.LuaMemoryError:
             return self._failed(check, obj, f"ran out of memory (limit {self._mib} MiB)")
         except lua54.LuaError:
             # Only the deadline hook raises past the trusted runner.
-            outcome = ("timeout",)
-        except (RecursionError, TypeError, ValueError) as e:
-            return self._failed(check, obj, f"could not pass the object to Lua: {e}")
+            return ("timeout",)
         finally:
             self._clear_hook()
-        return self._status(check, obj, outcome)
 
     @property
     def _mib(self) -> int:
