@@ -2,6 +2,7 @@
 
 import codecs
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.repo.directory import Skipped
 from app.repo.errors import RenderError
@@ -23,9 +24,12 @@ class ResolvedRevision:
     """How it was resolved, for users: "branch main", "tag v1.4.2, the highest tag…"."""
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestFile:
-    """One manifest file: repo-relative path and decoded text, for the manifest loader."""
+class ManifestFile(NamedTuple):
+    """One manifest file: repo-relative path and decoded text.
+
+    A (name, content) pair, so `render.files` goes straight into
+    `app.engine.manifests.load_manifests`.
+    """
 
     path: str
     text: str
