@@ -1,0 +1,112 @@
+"""Recording what the worker reports after running a step's actions.
+
+Each action's result becomes its task's result, as Argo CD sets it: an apply that worked
+is Synced and Running (until health says otherwise), one that failed SyncFailed and
+Failed; a prune is Pruned or SyncFailed; a failed hook deletion or finalizer removal puts
+the hook in Error. Then the follow-up is corrected for failures: a failed wave goes on at
+once (no wave delay) to the failure path, a failed dry run or namespace ends the operation.
+
+Recording is idempotent: results for a step that is no longer in flight change nothing.
+"""
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
+
+from app import log
+from app.engine.sync.actions import ActionResult, Continue
+from app.engine.sync.machine import DRY_RUN_FAILED, NAMESPACE_FAILED
+from app.engine.sync.progress import Ledger, with_reason
+from app.engine.sync.state import InFlight, StateError, StepKind, SyncState, Verb
+from app.engine.sync.steps import finish
+from app.model.sync import OperationPhase, ResultCode
+
+logger = log.get("sync")
+
+
+def _record(ledger: Ledger, state: SyncState, record: InFlight, result: ActionResult) -> None:
+    task = ledger[record.task_id]
+    message = result.message
+    match record.verb:
+        case Verb.DRY_RUN:
+            if not result.ok:
+                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
+            elif state.sync.dry_run:
+                ledger.set(task.id, ResultCode.SYNCED, OperationPhase.SUCCEEDED, message)
+        case Verb.APPLY | Verb.CREATE_NAMESPACE:
+            if result.ok:
+                ledger.set(task.id, ResultCode.SYNCED, OperationPhase.RUNNING, message)
+            else:
+                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
+        case Verb.PRUNE:
+            if result.ok:
+                ledger.set(task.id, ResultCode.PRUNED, OperationPhase.SUCCEEDED, "pruned")
+            else:
+                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
+        case Verb.DELETE_HOOK:
+            if not result.ok:
+                text = f"failed to delete resource: {message}"
+                ledger.set(task.id, task.result, OperationPhase.ERROR, text)
+        case Verb.REMOVE_HOOK_FINALIZER:
+            if not result.ok:
+                text = f"failed to remove hook finalizer: {message}"
+                ledger.set(task.id, task.result, OperationPhase.ERROR, text)
+
+
+def record_results(state: SyncState, results: Iterable[ActionResult], now: datetime) -> SyncState:
+    """The state after the in-flight actions ran with these results.
+
+    Every in-flight action needs exactly one result; StateError names the missing ones.
+    Results of other (older) steps are ignored.
+    """
+    if not state.in_flight:
+        return state
+    by_id = {r.action_id: r for r in results}
+    missing = [a.id for a in state.in_flight if a.id not in by_id]
+    if missing:
+        raise StateError(
+            f"{state.app}: no result for action(s) {', '.join(missing)} of step {state.step}; "
+            "report one result per action (a NotFound on delete counts as ok)"
+        )
+    ledger = Ledger(state.tasks)
+    failed = False
+    for record in state.in_flight:
+        result = by_id[record.id]
+        failed = failed or not result.ok
+        _record(ledger, state, record, result)
+    kind = state.step_kind
+    applied = [ledger[a.task_id] for a in state.in_flight if a.verb is Verb.APPLY]
+    after = replace(state, tasks=ledger.freeze(), in_flight=(), step_kind=None)
+    logger.info(
+        "sync.recorded",
+        app=state.app,
+        step=state.step,
+        kind=kind.value if kind else None,
+        actions=len(state.in_flight),
+        failed=failed,
+    )
+    if not failed:
+        if kind is StepKind.DRY_RUN:
+            return replace(after, dry_run_done=True)
+        return after
+    match kind:
+        case StepKind.NAMESPACE:
+            namespace = [ledger[a.task_id] for a in state.in_flight]
+            return finish(
+                after, OperationPhase.FAILED, with_reason(NAMESPACE_FAILED, namespace), now
+            )
+        case StepKind.DRY_RUN:
+            return finish(after, OperationPhase.FAILED, DRY_RUN_FAILED, now)
+        case StepKind.WAVE:
+            return replace(
+                after,
+                all_tasks_run=False,
+                failed_to_apply=not any(t.running for t in applied),
+                next=Continue("a task failed"),
+            )
+        case StepKind.SYNC_FAIL:
+            return replace(after, next=Continue("a SyncFail hook failed to start"))
+        case StepKind.TERMINATE:
+            return replace(after, termination_errors=True)
+        case _:
+            return after
