@@ -2,7 +2,6 @@
 
 import asyncio
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 import nats
 import nats.errors
@@ -11,6 +10,7 @@ from nats.js import JetStreamContext
 
 from app import log
 from app.bus.errors import BusError, ServerTooOld
+from app.engine.redact import redact_text
 
 logger = log.get("bus")
 
@@ -30,16 +30,6 @@ class NatsSettings:
     """Seconds to establish the first connection before giving up."""
     request_timeout: float = 5.0
     """Deadline of every JetStream API call and publish acknowledgement."""
-
-
-def display_url(url: str) -> str:
-    """The URL without user and password, for logs and errors."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class Bus:
@@ -64,7 +54,7 @@ class Bus:
 
 async def connect(settings: NatsSettings) -> Bus:
     """Connect within `connect_timeout`; BusError if unreachable, ServerTooOld if < 2.12."""
-    where = display_url(settings.url)
+    where = redact_text(settings.url)
     log_ = logger.bind(url=where, client=settings.name)
 
     async def on_error(e: Exception) -> None:
@@ -93,7 +83,8 @@ async def connect(settings: NatsSettings) -> Bus:
     except (OSError, TimeoutError, nats.errors.Error) as e:
         raise BusError(
             f"cannot reach NATS at {where} within {settings.connect_timeout:g} s "
-            f"({type(e).__name__}: {e}); start it (`sluice up` embeds one) or set NATS_URL"
+            f"({type(e).__name__}: {redact_text(str(e))}); "
+            f"start it (`sluice up` embeds one) or set NATS_URL"
         ) from None
     bus = Bus(client, settings)
     try:

@@ -23,10 +23,11 @@ from nats.js.api import (
 
 from app import log
 from app.bus import subjects
-from app.bus.connection import Bus, display_url
+from app.bus.connection import Bus
 from app.bus.errors import BusError
 from app.bus.messages import MAX_BYTES
 from app.bus.subjects import Work
+from app.engine.redact import redact_text
 
 logger = log.get("bus")
 
@@ -121,7 +122,7 @@ _STREAM_FIELDS = (
 async def ensure(bus: Bus, settings: TopologySettings | None = None) -> None:
     """Create or update both streams and every work consumer to match `settings`."""
     settings = settings or TopologySettings()
-    where = display_url(bus.settings.url)
+    where = redact_text(bus.settings.url)
     try:
         await bus.js.account_info()
     except nats.js.errors.ServiceUnavailableError:

@@ -2,12 +2,12 @@
 
 import asyncio
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio
 import redis.exceptions
 
 from app import log
+from app.engine.redact import redact_text
 from app.store.errors import StoreError
 
 logger = log.get("store")
@@ -27,19 +27,9 @@ class RedisSettings:
     """Connections this process keeps open at most."""
 
 
-def display_url(url: str) -> str:
-    """The URL without user and password, for logs and errors."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 async def connect(settings: RedisSettings) -> Redis:
     """A client whose first PING answered within `timeout`; StoreError otherwise."""
-    where = display_url(settings.url)
+    where = redact_text(settings.url)
     try:
         client = redis.asyncio.Redis.from_url(
             settings.url,
@@ -56,7 +46,8 @@ async def connect(settings: RedisSettings) -> Redis:
         await client.aclose()
         raise StoreError(
             f"cannot reach Redis at {where} within {settings.timeout:g} s "
-            f"({type(e).__name__}: {e}); start it (`sluice up` embeds one) or set REDIS_URL"
+            f"({type(e).__name__}: {redact_text(str(e))}); "
+            f"start it (`sluice up` embeds one) or set REDIS_URL"
         ) from None
     logger.info("redis.connected", url=where)
     return client
