@@ -31,6 +31,9 @@ class SelfHealBackoff:
     """Longest wait in seconds; default 300."""
 
 
+DEFAULT_SELF_HEAL_BACKOFF = SelfHealBackoff()
+
+
 def _grown(base: float, factor: float, steps: int, cap: float | None) -> float:
     """base·factor^steps, stopping early once it passes `cap` (no float overflow)."""
     value = base
@@ -41,7 +44,7 @@ def _grown(base: float, factor: float, steps: int, cap: float | None) -> float:
     return min(value, cap) if cap is not None else value
 
 
-def self_heal_delay(attempts: int, backoff: SelfHealBackoff = SelfHealBackoff()) -> float:
+def self_heal_delay(attempts: int, backoff: SelfHealBackoff = DEFAULT_SELF_HEAL_BACKOFF) -> float:
     """Seconds the next self-heal waits after `attempts` earlier self-heal attempts."""
     if attempts <= 0:
         return 0.0
@@ -52,7 +55,7 @@ def self_heal_remaining(
     attempts: int,
     finished_at: datetime | None,
     now: datetime,
-    backoff: SelfHealBackoff = SelfHealBackoff(),
+    backoff: SelfHealBackoff = DEFAULT_SELF_HEAL_BACKOFF,
 ) -> float:
     """Seconds still to wait before self-heal attempt `attempts + 1`; ≤ 0 means go now.
 

@@ -36,6 +36,13 @@ _CHILDREN: dict[type, dict[str, type]] = {
 def _encode_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_encode_value(v) for v in value]
+    if isinstance(value, SyncStrategySpec):
+        # `{apply: {}}` must survive: an empty strategy object still chooses the strategy.
+        out = codec.encode(value)
+        for key, chosen in (("apply", value.apply), ("hook", value.hook)):
+            if chosen is not None:
+                out.setdefault(key, chosen)
+        return out
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return encode(value) if type(value) in _CHILDREN else codec.encode(value)
     return value

@@ -1,0 +1,195 @@
+"""The auto-sync decision (SEMANTICS §6): after a comparison, start a sync or say why not.
+
+One pure function over the Application and the comparison result, in Argo CD's order:
+
+1. no `syncPolicy.automated`, or `enabled: false` → nothing to do;
+2. an operation in progress, or the app being deleted → skip;
+3. not OutOfSync → skip;
+4. prune off and every resource Synced or only requiring pruning → skip;
+5. build the operation (resolved revision, prune per policy, the spec's sync options,
+   initiated by automation, the spec's retry or `{limit: 5}`);
+6. already attempted (same revision, same source spec): a failed attempt is a SyncError
+   until the revision or spec changes; with selfHeal off, skip; with selfHeal on, wait out
+   the self-heal backoff (re-check later) or sync only the resources not Synced;
+7. prune on, allowEmpty off and every resource requiring pruning → SyncError;
+8. start the operation.
+
+Every outcome carries the text a user sees. A decision without `sync_error` clears any
+SyncError condition the app has, as Argo CD does.
+"""
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.engine.backoff import (
+    DEFAULT_AUTOSYNC_RETRY_LIMIT,
+    DEFAULT_SELF_HEAL_BACKOFF,
+    SelfHealBackoff,
+    self_heal_delay,
+    self_heal_remaining,
+)
+from app.model import codec
+from app.model.application import Application, ApplicationSource, RetryStrategy
+from app.model.operation import (
+    Operation,
+    OperationInitiator,
+    OperationState,
+    SyncOperation,
+    SyncOperationResource,
+)
+from app.model.status import ResourceStatus
+from app.model.sync import OperationPhase, RefreshLevel, SyncStatusCode
+
+
+class AutoSyncOutcome(enum.Enum):
+    DISABLED = "disabled"
+    """Auto-sync is off for this app."""
+    SKIPPED = "skipped"
+    """Nothing to start now; `reason` says why."""
+    SYNC_ERROR = "sync-error"
+    """Nothing started; set the SyncError condition to `sync_error`."""
+    RECHECK = "recheck"
+    """Self-heal is backing off: request a refresh at `recheck_level` in `recheck_after` s."""
+    START = "start"
+    """Start `operation`; record `event`."""
+
+
+@dataclass(frozen=True)
+class AutoSyncDecision:
+    outcome: AutoSyncOutcome
+    reason: str
+    """The sentence for logs and events ("Skipping auto-sync: ...")."""
+    sync_error: str = ""
+    """The SyncError condition message; empty means clear the condition."""
+    operation: Operation | None = None
+    event: str = ""
+    recheck_after: float = 0.0
+    recheck_level: RefreshLevel = RefreshLevel.LATEST
+
+
+@dataclass(frozen=True)
+class ComparedState:
+    """What the comparison just found."""
+
+    status: SyncStatusCode
+    revision: str
+    """The resolved revision compared against (first source's for multi-source apps)."""
+    resources: Sequence[ResourceStatus]
+    revisions: Sequence[str] = ()
+    """Resolved revisions per source, for multi-source apps."""
+
+
+def _revisions_text(app: Application, compared: ComparedState) -> str:
+    revisions = list(compared.revisions) if app.spec.is_multi_source else [compared.revision]
+    return "[" + " ".join(revisions) + "]"
+
+
+def _same_sources(app: Application, state: OperationState) -> bool:
+    result = state.sync_result
+    if result is None:
+        return False
+
+    def encoded(sources: Sequence[ApplicationSource | None]) -> list[object]:
+        return [codec.encode(s) if s is not None else None for s in sources]
+
+    if app.spec.is_multi_source:
+        return encoded(app.spec.sources) == encoded(result.sources)
+    return encoded([app.spec.source]) == encoded([result.source])
+
+
+def _already_attempted(app: Application, compared: ComparedState) -> OperationState | None:
+    """The last operation if it targeted this revision with this source spec."""
+    state = app.status.operation_state
+    if state is None or state.operation.sync is None or state.sync_result is None:
+        return None
+    if app.spec.is_multi_source:
+        same = list(state.sync_result.revisions) == list(compared.revisions)
+    else:
+        same = state.sync_result.revision == compared.revision
+    return state if same and _same_sources(app, state) else None
+
+
+def _finished_at(state: OperationState) -> datetime | None:
+    if not state.finished_at:
+        return None
+    try:
+        return datetime.fromisoformat(state.finished_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _skip(reason: str) -> AutoSyncDecision:
+    return AutoSyncDecision(AutoSyncOutcome.SKIPPED, f"Skipping auto-sync: {reason}")
+
+
+def decide_auto_sync(
+    app: Application,
+    compared: ComparedState,
+    now: datetime,
+    backoff: SelfHealBackoff = DEFAULT_SELF_HEAL_BACKOFF,
+) -> AutoSyncDecision:
+    """Whether to start an automated sync now, and the operation to start."""
+    policy = app.spec.sync_policy
+    automated = app.spec.automated
+    if policy is None or automated is None:
+        return AutoSyncDecision(AutoSyncOutcome.DISABLED, "auto-sync is not enabled")
+    state = app.status.operation_state
+    if app.operation is not None or (state is not None and not state.phase.completed):
+        return _skip("another operation is in progress")
+    if app.metadata.deletion_timestamp:
+        return _skip("deletion in progress")
+    if compared.status is not SyncStatusCode.OUT_OF_SYNC:
+        return _skip(f"application status is {compared.status.value}")
+    resources = compared.resources
+    if not automated.prune and all(
+        r.status is SyncStatusCode.SYNCED or r.requires_pruning for r in resources
+    ):
+        return _skip("need to prune extra resources only but automated prune is disabled")
+    revisions = _revisions_text(app, compared)
+    sync = SyncOperation(
+        revision=compared.revision,
+        revisions=list(compared.revisions),
+        prune=automated.prune,
+        sync_options=list(policy.sync_options),
+    )
+    attempted = _already_attempted(app, compared)
+    if attempted is not None:
+        if attempted.phase is not OperationPhase.SUCCEEDED:
+            message = f"Failed last sync attempt to {revisions}: {attempted.message}"
+            return AutoSyncDecision(
+                AutoSyncOutcome.SYNC_ERROR,
+                f"Skipping auto-sync: failed previous sync attempt to {revisions}",
+                sync_error=message,
+            )
+        if not automated.self_heal:
+            return _skip(f"most recent sync already to {revisions}")
+        previous = attempted.operation.sync
+        attempts = previous.auto_heal_attempts_count if previous else 0
+        remaining = self_heal_remaining(attempts, _finished_at(attempted), now, backoff)
+        if remaining > 0:
+            delay = self_heal_delay(attempts, backoff)
+            return AutoSyncDecision(
+                AutoSyncOutcome.RECHECK,
+                f"Skipping auto-sync: already attempted sync to {revisions} with timeout "
+                f"{delay:g}s (retrying in {remaining:.3g}s)",
+                recheck_after=remaining,
+            )
+        sync.auto_heal_attempts_count = attempts + 1
+        sync.resources = [
+            SyncOperationResource(kind=r.kind, name=r.name, group=r.group, namespace=r.namespace)
+            for r in resources
+            if r.status is not SyncStatusCode.SYNCED
+        ]
+    if automated.prune and not automated.allow_empty and all(r.requires_pruning for r in resources):
+        message = f"Skipping sync attempt to {revisions}: auto-sync will wipe out all resources"
+        return AutoSyncDecision(AutoSyncOutcome.SYNC_ERROR, message, sync_error=message)
+    target = ", ".join(compared.revisions) if app.spec.is_multi_source else compared.revision
+    event = f"Initiated automated sync to '{target}'"
+    operation = Operation(
+        sync=sync,
+        initiated_by=OperationInitiator(automated=True),
+        retry=policy.retry or RetryStrategy(limit=DEFAULT_AUTOSYNC_RETRY_LIMIT),
+    )
+    return AutoSyncDecision(AutoSyncOutcome.START, event, operation=operation, event=event)
