@@ -14,7 +14,6 @@ from app.model.operation import (
     SyncStrategySpec,
 )
 from app.model.resource import GroupKind, KubeObject, ResourceKey
-
 from tests.unit.engine.sync.fake_cluster import T0
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"

@@ -110,8 +110,13 @@ class FakeCluster:
             case RemoveHookFinalizer():
                 if live is not None:
                     finalizers = live["metadata"].get("finalizers") or []
-                    live["metadata"]["finalizers"] = [f for f in finalizers if f != action.finalizer]
-                    if live["metadata"].get("deletionTimestamp") and not live["metadata"]["finalizers"]:
+                    live["metadata"]["finalizers"] = [
+                        f for f in finalizers if f != action.finalizer
+                    ]
+                    if (
+                        live["metadata"].get("deletionTimestamp")
+                        and not live["metadata"]["finalizers"]
+                    ):
                         del self.objects[action.key]
                 return ActionResult(action.id, True, "")
         raise AssertionError(f"unexpected action {action!r}")
