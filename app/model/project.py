@@ -15,8 +15,8 @@ KIND = "AppProject"
 class GroupKindSpec:
     """An entry of the cluster/namespace resource allow and deny lists (globs allowed)."""
 
-    group: str = ""
-    kind: str = ""
+    group: str = field(default="", metadata={"keep_empty": True})
+    kind: str = field(default="", metadata={"keep_empty": True})
     extra: dict[str, Any] = field(default_factory=dict)
 
 
