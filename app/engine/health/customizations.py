@@ -178,7 +178,9 @@ class HealthCustomizations:
                 continue
             pattern = config_pattern(key)
             script = data[key]
-            if not isinstance(script, str) or not script.strip():
+            if not isinstance(script, str):
+                raise SpecError(key, f"must be a health.lua script, got {type(script).__name__}")
+            if not script.strip():
                 raise SpecError(key, "is empty; give it a health.lua script or remove the key")
             configured.append(CustomCheck(pattern, compile_check(script, key)))
         logger.info(

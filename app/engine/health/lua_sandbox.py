@@ -28,7 +28,7 @@ from lupa import lua54
 from app import log
 from app.model.errors import SpecError
 from app.model.health import HealthStatus, HealthStatusCode
-from app.model.resource import KubeObject, ResourceKey
+from app.model.resource import KubeObject, metadata
 
 TIMEOUT_SECONDS = 1.0
 """How long one run of a health check may take."""
@@ -53,6 +53,12 @@ logger = log.get("health.lua")
 
 def _refuse_attribute(_obj: object, name: str, _is_setting: bool) -> NoReturn:
     raise AttributeError(f"Python attribute {name!r} is not reachable from a health check")
+
+
+def _describe(obj: KubeObject) -> str:
+    """`Kind namespace/name` of an object, whatever shape its metadata has."""
+    meta = metadata(obj)
+    return f"{obj.get('kind')} {meta.get('namespace') or ''}/{meta.get('name') or ''}"
 
 
 def _clip(text: str) -> str:
@@ -199,7 +205,7 @@ class LuaHealthCheck:
         logger.warning(
             "lua health check failed",
             check=self.origin,
-            resource=str(ResourceKey.of(obj)),
+            resource=_describe(obj),
             problem=message,
         )
 

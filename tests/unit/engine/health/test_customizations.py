@@ -65,6 +65,12 @@ def test_empty_script_is_refused_naming_the_key() -> None:
     assert raised.value.field == PREFIX + "example.com_Widget"
 
 
+def test_a_value_that_is_not_text_is_refused_naming_the_key() -> None:
+    with pytest.raises(SpecError, match=r"must be a health\.lua script, got dict") as raised:
+        HealthCustomizations.from_config({PREFIX + "example.com_Widget": {"health.lua": "x"}})
+    assert raised.value.field == PREFIX + "example.com_Widget"
+
+
 def test_invalid_lua_is_refused_naming_the_key_and_line() -> None:
     key = PREFIX + "example.com_Widget"
     with pytest.raises(SpecError) as raised:
