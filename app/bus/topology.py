@@ -40,7 +40,11 @@ class TopologySettings:
     """Limits of the two streams and the behaviour of the work consumers."""
 
     work_max_bytes: int = 1 << 30
-    """Bytes of pending work the stream holds; past it, publishing fails (never drops work)."""
+    """Bytes of pending work kept (about a million messages); past it the oldest are dropped.
+
+    The server refuses `discard: new` on a stream with message schedules, so a full work
+    stream cannot refuse publishes; this bound is far above any healthy backlog.
+    """
     work_max_age: float = 7 * 24 * 3600.0
     """Seconds a work message may wait unconsumed before the server discards it."""
     duplicate_window: float = 120.0
@@ -64,7 +68,7 @@ def work_stream(settings: TopologySettings) -> StreamConfig:
         subjects=list(subjects.WORK_SUBJECTS),
         retention=RetentionPolicy.WORK_QUEUE,
         storage=StorageType.FILE,
-        discard=DiscardPolicy.NEW,
+        discard=DiscardPolicy.OLD,
         max_bytes=settings.work_max_bytes,
         max_age=settings.work_max_age,
         max_msg_size=MAX_BYTES + HEADER_ALLOWANCE,
