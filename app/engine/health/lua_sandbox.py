@@ -10,6 +10,10 @@ message that names the check and the problem; nothing raises to the caller.
 Compiling is done once per script (`compile_check` is cached by source and name); all
 checks share one Lua runtime, and a lock serialises runs across threads.
 
+Known limit: the deadline is checked between Lua instructions, so it cannot interrupt a
+single C call. Lua's pattern matching (string.find/match/gmatch/gsub) is such a call, and a
+backtracking pattern (`a*a*a*b`) over a long string can run far past the deadline.
+
 The memory cap is lifted while Python builds the object's tables: lupa builds them
 outside Lua's protected mode, where running out of memory aborts the whole process.
 The object is bounded on its own (`MAX_OBJECT_BYTES`), and the script then gets
