@@ -180,9 +180,15 @@ class Constraint:
         return any(all(c.allows(version) for c in group) for group in self.groups)
 
 
+MAX_CONSTRAINT_LENGTH = 255
+
+
 def parse_constraint(text: str) -> Constraint | None:
     """The constraint `text` describes, or None when it is not one (a plain name)."""
-    rewritten = _HYPHEN_RANGE.sub(lambda m: f" >= {m[1]}, <= {m[2]} ", text)
+    if len(text) > MAX_CONSTRAINT_LENGTH:
+        return None
+    collapsed = " ".join(text.split())
+    rewritten = _HYPHEN_RANGE.sub(lambda m: f" >= {m[1]}, <= {m[2]} ", collapsed)
     groups: list[tuple[_Comparator, ...]] = []
     for segment in rewritten.split("||"):
         if not _SEGMENT.match(segment):

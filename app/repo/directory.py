@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from app.model.application import ApplicationSourceDirectory
 from app.repo.errors import LimitExceeded, PathError, RenderError
 from app.repo.globs import Glob, compile_directory_glob
-from app.repo.paths import parent_dir, resolve_path
+from app.repo.paths import resolve_path
 from app.repo.tree import NodeKind, RepoTree, TreeEntry
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -118,7 +118,6 @@ class _Selector:
             self.tree,
             path,
             field=f"{self.field}.path",
-            base=parent_dir(path),
             max_hops=self.max_hops,
         )
         return self.tree.kind(target) is NodeKind.DIR
@@ -138,7 +137,6 @@ class _Selector:
                 self.tree,
                 path,
                 field=f"{self.field}.path",
-                base=parent_dir(path),
                 max_hops=self.max_hops,
             )
             target_kind = self.tree.kind(content_path)

@@ -2,13 +2,13 @@
 
 A commit is refused (SymlinkError, naming the link) when any symlink in it is absolute,
 leaves the repository at any step of its resolution (even if a later step comes back in),
-or needs more than `max_hops` links to resolve. Links that stay inside but point at
-nothing (dangling) are allowed here: they are harmless until something reads through one,
-and the reader reports that with the file's name.
+or needs more than `max_hops` links to resolve (itself included). Links that stay inside
+but point at nothing (dangling) are allowed here: they are harmless until something reads
+through one, and the reader reports that with the file's name.
 """
 
 from app.repo.errors import SymlinkError
-from app.repo.paths import EscapeError, describe, parent_dir, walk
+from app.repo.paths import EscapeError, describe, walk
 from app.repo.tree import RepoTree
 
 
@@ -20,7 +20,7 @@ def check_symlinks(tree: RepoTree, *, max_hops: int, repo: str) -> None:
             reason = "is absolute; symlinks must be relative and stay inside the repository"
         else:
             try:
-                walk(tree, target, base=parent_dir(link), max_hops=max_hops)
+                walk(tree, link, base="", max_hops=max_hops)
                 continue
             except EscapeError as e:
                 reason = describe(e, max_hops=max_hops)

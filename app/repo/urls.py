@@ -163,6 +163,8 @@ def parse_repo_url(text: str, *, field: str = "repoURL") -> RepoURL:
         raise _fail(field, raw, "contains whitespace or control characters")
     if raw.startswith("-"):
         raise _fail(field, raw, "must not start with '-'")
+    if "::" in raw.split("/", 1)[0]:
+        raise _fail(field, raw, "uses git's '<transport>::' syntax, which Sluice does not allow")
     if "://" in raw:
         scheme = raw.split("://", 1)[0].lower()
         if scheme in ("https", "http") or scheme in _SSH_SCHEMES:
