@@ -15,6 +15,10 @@ and the live object:
 
 Rules are validated and compiled once (`compile_ignore_rules`); a bad pointer or jq
 expression is a SpecError naming the rule's field, never a silently skipped rule.
+
+With the `RespectIgnoreDifferences=true` sync option, `respect_ignore_differences` makes
+the target carry the live values of every ignored field before it is applied, so a sync
+never overwrites them (status is never copied).
 """
 
 import fnmatch
@@ -23,6 +27,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from app.engine.merge import (
+    GroupVersionKind,
+    apply_strategic_patch,
+    create_three_way_strategic_patch,
+)
 from app.engine.normalize.jq_paths import (
     JqDeadlineExceeded,
     JqEvaluationError,
@@ -198,3 +207,32 @@ def compile_ignore_rules(
     compiled = [_compile(e, f"{APP_FIELD}[{i}]") for i, e in enumerate(app_rules)]
     compiled += [_compile(e, f"{SYSTEM_FIELD}[{i}]") for i, e in enumerate(system_rules)]
     return IgnoreRules(tuple(compiled))
+
+
+def respect_ignore_differences(
+    target: KubeObject,
+    live: KubeObject | None,
+    key: ResourceKey,
+    rules: IgnoreRules,
+    deadline: float = 1.0,
+) -> IgnoreResult:
+    """`target` with its ignored fields replaced by the live values (never `status`).
+
+    The ignored fields are removed from the target, then the patch that restores them
+    on the live object (live with its ignored fields removed -> live) is applied to it:
+    a strategic merge for built-in kinds, so a list item (a container, an env var) is
+    restored by its key instead of replacing the whole list.
+    """
+    if live is None or not rules.matching(key):
+        return IgnoreResult(target)
+    ignored_live = rules.apply(live, key, deadline)
+    ignored_target = rules.apply(target, key, deadline)
+    problems = ignored_live.problems + ignored_target.problems
+    if ignored_live.obj is live:
+        return IgnoreResult(ignored_target.obj, problems)
+    gvk = GroupVersionKind.of(target)
+    restore = create_three_way_strategic_patch(None, live, ignored_live.obj, gvk)
+    restore.pop("status", None)
+    if not restore:
+        return IgnoreResult(ignored_target.obj, problems)
+    return IgnoreResult(apply_strategic_patch(ignored_target.obj, restore, gvk), problems)

@@ -1,0 +1,464 @@
+"""Compare: an Application's target state against its live state, as one pure function.
+
+`compare(...)` is what the compare worker calls on every refresh. Given the app, its
+rendered targets, the live objects from the cluster cache, the project and the system
+settings, it decides for every resource whether it is Synced, OutOfSync or Unknown (and
+why), which live objects require pruning, the app's sync status and health, and the
+warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §5):
+
+- targets are placed (destination namespace for namespaced kinds, none for cluster-scoped
+  ones) and marked with the app's tracking metadata: exactly what a sync would apply;
+- a target key repeated in the manifests keeps its last occurrence
+  (RepeatedResourceWarning); a target of an excluded kind is dropped
+  (ExcludedResourceWarning); a live object tracked by another app gets
+  SharedResourceWarning;
+- hooks, Skip targets, ignored hooks and live objects whose tracking id was copied from
+  another object get no sync status and do not count;
+- Modified, missing or extra -> OutOfSync, else Synced; an extra object annotated
+  `argocd.argoproj.io/compare-options: IgnoreExtraneous` is OutOfSync itself but does not
+  make the app OutOfSync;
+- a kind (or namespace) the project forbids makes that resource Unknown, with the
+  project's message, and so does an ignoreDifferences rule that failed on it;
+- invalid ignoreDifferences rules, or a render failure (`unknown_comparison`), make every
+  resource and the app Unknown with a ComparisonError condition.
+
+Health is assessed through the `assess_health` seam (default `app.engine.health.assess`)
+and aggregated by `app.engine.health.aggregate`.
+"""
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from app import log
+from app.engine import project as proj
+from app.engine.diff import DiffMode, diff_resource, render_diff
+from app.engine.diff.resource import server_side
+from app.engine.health import AppHealth, ResourceHealthInput, aggregate, assess
+from app.engine.health.aggregate import ignores_healthcheck
+from app.engine.ignore import IgnoreRules, compile_ignore_rules
+from app.engine.normalize.pipeline import NormalizeOptions, normalize_one, normalize_pair
+from app.engine.redact import redact_text
+from app.engine.sync.hooks import is_hook, is_ignored, is_skip
+from app.engine.sync.options import (
+    OptionScopes,
+    csv_values,
+    parse_app_options,
+    parse_resource_options,
+)
+from app.engine.tracking import (
+    TrackingId,
+    TrackingMethod,
+    is_namespaced,
+    owning_app,
+    place_target,
+    select_managed,
+    set_tracking,
+)
+from app.model import annotations as ann
+from app.model.application import Application, ResourceIgnoreDifferences
+from app.model.errors import SpecError
+from app.model.health import HealthStatus, HealthStatusCode
+from app.model.project import AppProject
+from app.model.resource import KubeObject, ResourceKey, annotations, split_api_version
+from app.model.status import (
+    CONDITION_COMPARISON_ERROR,
+    CONDITION_EXCLUDED_RESOURCE_WARNING,
+    CONDITION_REPEATED_RESOURCE_WARNING,
+    CONDITION_SHARED_RESOURCE_WARNING,
+    ApplicationCondition,
+    ResourceHealth,
+    ResourceStatus,
+)
+from app.model.sync import SyncStatusCode
+
+logger = log.get("compare")
+
+IGNORE_EXTRANEOUS = "IgnoreExtraneous"
+SERVER_SIDE_DIFF = "ServerSideDiff=true"
+MAX_LAST_APPLIED = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceExclusion:
+    """One `resource.exclusions` entry: objects of these groups and kinds are not managed."""
+
+    api_groups: tuple[str, ...] = ("*",)
+    """Group globs (`""` is the core group); default every group."""
+    kinds: tuple[str, ...] = ("*",)
+    """Kind globs; default every kind."""
+    clusters: tuple[str, ...] = ("*",)
+    """Cluster server URL globs; default every cluster."""
+
+    def excludes(self, group: str, kind: str, cluster: str) -> bool:
+        return (
+            any(proj.glob_match(g, group, negation=False) for g in self.api_groups)
+            and any(proj.glob_match(k, kind, negation=False) for k in self.kinds)
+            and any(proj.glob_match(c, cluster, negation=False) for c in self.clusters)
+        )
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """System-wide settings that shape every comparison (argocd-cm in Argo CD)."""
+
+    tracking: TrackingMethod = TrackingMethod.ANNOTATION
+    """`application.resourceTrackingMethod`; default annotation."""
+    ignore_differences: tuple[ResourceIgnoreDifferences, ...] = ()
+    """`resource.customizations.ignoreDifferences.*`, applied after the app's own rules."""
+    ignore_status: bool = True
+    """Ignore `/status` of every kind (default, as Argo CD v3)."""
+    jq_deadline: float = 1.0
+    """Seconds one jqPathExpressions evaluation may take; default 1."""
+    exclusions: tuple[ResourceExclusion, ...] = ()
+    """`resource.exclusions`: kinds Sluice neither applies nor compares."""
+    server_side_diff: bool = False
+    """Diff every app server-side (else only apps asking with ServerSideDiff/SSA)."""
+    scopes: Mapping[tuple[str, str], bool] = field(default_factory=dict)
+    """(group, kind) -> namespaced, from cluster discovery; built-in kinds are known."""
+
+
+@dataclass(frozen=True)
+class ResourceComparison:
+    """One resource of the app: its objects, its normalized forms and its verdict."""
+
+    key: ResourceKey
+    version: str
+    status: SyncStatusCode | None
+    """None for hooks, Skip targets, ignored hooks and copied-tracking objects (no status)."""
+    target: KubeObject | None
+    """The target as a sync would apply it: placed and tracked."""
+    live: KubeObject | None
+    normalized_target: KubeObject | None = None
+    normalized_live: KubeObject | None = None
+    predicted_live: KubeObject | None = None
+    modified: bool = False
+    requires_pruning: bool = False
+    hook: bool = False
+    skip: bool = False
+    sync_wave: int = 0
+    health: HealthStatus | None = None
+    diff_mode: DiffMode = DiffMode.THREE_WAY
+    message: str = ""
+    """Why the status is Unknown, when it is."""
+
+    @cached_property
+    def diff(self) -> str:
+        """Unified YAML diff of normalized live vs predicted live (Secrets masked)."""
+        if not self.modified:
+            return ""
+        return render_diff(self.key, self.normalized_live, self.predicted_live)
+
+    def to_status(self) -> ResourceStatus:
+        """The `status.resources[]` entry (hooks: no sync status is shown as Unknown)."""
+        health = ResourceHealth(self.health.status, self.health.message) if self.health else None
+        return ResourceStatus(
+            kind=self.key.kind,
+            name=self.key.name,
+            group=self.key.group,
+            version=self.version,
+            namespace=self.key.namespace,
+            status=self.status or SyncStatusCode.UNKNOWN,
+            health=health,
+            hook=self.hook,
+            requires_pruning=self.requires_pruning,
+            sync_wave=self.sync_wave,
+        )
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """The app's comparison: status, resources, health and conditions."""
+
+    sync_status: SyncStatusCode
+    resources: tuple[ResourceComparison, ...]
+    health: AppHealth
+    conditions: tuple[ApplicationCondition, ...] = ()
+
+    def resource_statuses(self) -> list[ResourceStatus]:
+        """`status.resources`: every resource except Skip targets, hooks first-class."""
+        return [r.to_status() for r in self.resources if not r.skip]
+
+    def by_key(self) -> dict[ResourceKey, ResourceComparison]:
+        return {r.key: r for r in self.resources}
+
+
+def _condition(kind: str, message: str) -> ApplicationCondition:
+    return ApplicationCondition(type=kind, message=redact_text(message))
+
+
+def _sync_wave(obj: KubeObject | None) -> int:
+    if obj is None:
+        return 0
+    text = annotations(obj).get(ann.SYNC_WAVE, "0")
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        return 0
+
+
+def _compare_options(obj: KubeObject | None) -> list[str]:
+    if obj is None:
+        return []
+    return csv_values(str(annotations(obj).get(ann.COMPARE_OPTIONS, "")))
+
+
+def _last_applied(live: KubeObject) -> KubeObject | None:
+    text = annotations(live).get(ann.LAST_APPLIED)
+    if not isinstance(text, str) or not text or len(text) > MAX_LAST_APPLIED:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _copied_tracking(live: KubeObject | None, method: TrackingMethod) -> bool:
+    """The live object carries a tracking id that names some other object."""
+    if live is None or not method.uses_annotation:
+        return False
+    text = annotations(live).get(ann.TRACKING_ID)
+    tracking = TrackingId.parse(text) if isinstance(text, str) else None
+    return tracking is not None and not tracking.refers_to(live)
+
+
+@dataclass
+class _Context:
+    app: Application
+    project: AppProject
+    settings: CompareSettings
+    rules: IgnoreRules
+    options: NormalizeOptions
+    app_options: OptionScopes
+    server_side_diff: bool
+    assess_health: Callable[[KubeObject], HealthStatus | None]
+    predictions: Mapping[ResourceKey, KubeObject]
+    conditions: list[ApplicationCondition] = field(default_factory=list)
+
+
+def _prepare_targets(targets: Sequence[KubeObject], ctx: _Context) -> dict[ResourceKey, KubeObject]:
+    dest = ctx.app.spec.destination
+    prepared: dict[ResourceKey, KubeObject] = {}
+    counts: dict[ResourceKey, int] = {}
+    for target in targets:
+        placed = place_target(target, dest.namespace, ctx.settings.scopes)
+        key = ResourceKey.of(placed)
+        if any(e.excludes(key.group, key.kind, dest.server) for e in ctx.settings.exclusions):
+            ctx.conditions.append(
+                _condition(
+                    CONDITION_EXCLUDED_RESOURCE_WARNING,
+                    f"Resource {key.group}/{key.kind} {key.name} is excluded in the settings",
+                )
+            )
+            continue
+        counts[key] = counts.get(key, 0) + 1
+        prepared.pop(key, None)
+        prepared[key] = set_tracking(
+            placed, app=ctx.app.name, method=ctx.settings.tracking, default_namespace=dest.namespace
+        )
+    for key, count in counts.items():
+        if count > 1:
+            ctx.conditions.append(
+                _condition(
+                    CONDITION_REPEATED_RESOURCE_WARNING,
+                    f"Resource {key.group}/{key.kind}/{key.namespace}/{key.name} appeared "
+                    f"{count} times among application resources.",
+                )
+            )
+    return prepared
+
+
+def _permission(key: ResourceKey, obj: KubeObject, ctx: _Context) -> proj.Permission:
+    namespaced = is_namespaced(obj, ctx.settings.scopes)
+    allowed = proj.group_kind_permitted(ctx.project, key.group, key.kind, namespaced=namespaced)
+    if not allowed.allowed or not namespaced or not key.namespace:
+        return allowed
+    dest = ctx.app.spec.destination
+    return proj.namespace_permitted(ctx.project, key.namespace, server=dest.server, name=dest.name)
+
+
+def _server_side_prediction(
+    key: ResourceKey, target: KubeObject, live: KubeObject, ctx: _Context
+) -> KubeObject:
+    predicted = ctx.predictions.get(key) or server_side(target, live)
+    return normalize_one(predicted, key, ctx.rules, ctx.options).obj
+
+
+def _compare_one(
+    key: ResourceKey, target: KubeObject | None, live: KubeObject | None, ctx: _Context
+) -> tuple[ResourceComparison, bool]:
+    """The resource's comparison, and whether it makes the app OutOfSync."""
+    obj = target if target is not None else live
+    assert obj is not None, "a resource has a target or a live object"
+    hook = (target is not None and is_hook(target)) or (live is not None and is_hook(live))
+    skip = target is not None and is_skip(target)
+    comparison = ResourceComparison(
+        key=key,
+        version=split_api_version(str(obj.get("apiVersion", "")))[1],
+        status=None,
+        target=target,
+        live=live,
+        hook=hook,
+        skip=skip,
+        sync_wave=_sync_wave(obj),
+        health=ctx.assess_health(live) if live is not None and not hook and not skip else None,
+    )
+    if hook or skip or is_ignored(obj) or _copied_tracking(live, ctx.settings.tracking):
+        return comparison, False
+    pair = normalize_pair(target, live, key, ctx.rules, ctx.options)
+    predicted: KubeObject | None = None
+    orig: KubeObject | None = None
+    mode = DiffMode.THREE_WAY
+    if target is not None and live is not None:
+        scopes = OptionScopes(ctx.app_options.app, parse_resource_options(target))
+        if ctx.server_side_diff or scopes.server_side_apply:
+            mode = DiffMode.SERVER_SIDE
+            predicted = _server_side_prediction(key, target, live, ctx)
+        else:
+            raw_orig = _last_applied(live)
+            if raw_orig is not None:
+                orig = normalize_one(raw_orig, key, ctx.rules, ctx.options).obj
+    result = diff_resource(pair.target, pair.live, orig=orig, predicted_live=predicted)
+    extraneous = target is None and live is not None
+    out_of_sync = result.modified or target is None or live is None
+    counts = out_of_sync and not (extraneous and IGNORE_EXTRANEOUS in _compare_options(live))
+    status = SyncStatusCode.OUT_OF_SYNC if out_of_sync else SyncStatusCode.SYNCED
+    messages = list(pair.problems)
+    permission = _permission(key, obj, ctx)
+    if not permission.allowed:
+        messages.insert(0, permission.message)
+    if messages:
+        status = SyncStatusCode.UNKNOWN
+    comparison = replace(
+        comparison,
+        status=status,
+        normalized_target=pair.target,
+        normalized_live=result.normalized_live,
+        predicted_live=result.predicted_live,
+        modified=result.modified,
+        requires_pruning=extraneous,
+        diff_mode=mode,
+        message=redact_text("; ".join(messages)),
+    )
+    return comparison, counts
+
+
+def _health(resources: Iterable[ResourceComparison], app: Application) -> AppHealth:
+    inputs = []
+    for r in resources:
+        live = r.live
+        inputs.append(
+            ResourceHealthInput(
+                key=r.key,
+                health=r.health,
+                live_exists=live is not None,
+                hook=r.hook,
+                skip=r.skip,
+                ignored=r.status is None and not r.hook and not r.skip,
+                ignore_healthcheck=live is not None and ignores_healthcheck(live),
+                self_reference=r.key.group == "argoproj.io"
+                and r.key.kind == "Application"
+                and r.key.name == app.name,
+            )
+        )
+    return aggregate(inputs)
+
+
+def compare(
+    app: Application,
+    targets: Sequence[KubeObject],
+    live: Iterable[KubeObject],
+    project: AppProject,
+    settings: CompareSettings,
+    *,
+    assess_health: Callable[[KubeObject], HealthStatus | None] = assess,
+    server_side_predictions: Mapping[ResourceKey, KubeObject] | None = None,
+) -> ComparisonResult:
+    """Compare `app`'s targets with its live objects (see the module docstring).
+
+    `live` may be the app's managed set or any superset (the cluster cache); the managed
+    set is selected here. `server_side_predictions` holds server dry-run apply results by
+    key, for apps diffed server-side.
+    """
+    live_list = list(live)
+    try:
+        rules = compile_ignore_rules(app.spec.ignore_differences, settings.ignore_differences)
+    except SpecError as e:
+        return unknown_comparison(app, live_list, f"invalid ignoreDifferences: {e}", settings)
+    app_options = OptionScopes(parse_app_options(app.spec.sync_options))
+    ctx = _Context(
+        app=app,
+        project=project,
+        settings=settings,
+        rules=rules,
+        options=NormalizeOptions(settings.tracking, settings.ignore_status, settings.jq_deadline),
+        app_options=app_options,
+        server_side_diff=settings.server_side_diff
+        or SERVER_SIDE_DIFF in _compare_options(app.to_dict()),
+        assess_health=assess_health,
+        predictions=server_side_predictions or {},
+    )
+    prepared = _prepare_targets(targets, ctx)
+    managed = select_managed(live_list, prepared, app=app.name, method=settings.tracking)
+    resources: list[ResourceComparison] = []
+    out_of_sync = False
+    for key in [*prepared, *sorted(k for k in managed if k not in prepared)]:
+        live_obj = managed.get(key)
+        owner = owning_app(live_obj, settings.tracking) if live_obj is not None else None
+        if key in prepared and owner is not None and owner != app.name:
+            ctx.conditions.append(
+                _condition(
+                    CONDITION_SHARED_RESOURCE_WARNING,
+                    f"{key.kind}/{key.name} is part of applications {app.name} and {owner}",
+                )
+            )
+        comparison, counts = _compare_one(key, prepared.get(key), live_obj, ctx)
+        resources.append(comparison)
+        out_of_sync = out_of_sync or counts
+        if comparison.message:
+            ctx.conditions.append(
+                _condition(CONDITION_COMPARISON_ERROR, f"{key}: {comparison.message}")
+            )
+    sync_status = SyncStatusCode.OUT_OF_SYNC if out_of_sync else SyncStatusCode.SYNCED
+    health = _health(resources, app)
+    logger.info(
+        "compared",
+        app=app.name,
+        sync_status=sync_status.value,
+        health=health.status.value,
+        resources=len(resources),
+        out_of_sync=sum(r.status is SyncStatusCode.OUT_OF_SYNC for r in resources),
+        conditions=len(ctx.conditions),
+    )
+    return ComparisonResult(sync_status, tuple(resources), health, tuple(ctx.conditions))
+
+
+def unknown_comparison(
+    app: Application,
+    live: Iterable[KubeObject],
+    message: str,
+    settings: CompareSettings,
+) -> ComparisonResult:
+    """Every managed resource and the app Unknown, e.g. when rendering failed."""
+    managed = select_managed(live, (), app=app.name, method=settings.tracking)
+    resources = tuple(
+        ResourceComparison(
+            key=key,
+            version=split_api_version(str(obj.get("apiVersion", "")))[1],
+            status=SyncStatusCode.UNKNOWN,
+            target=None,
+            live=obj,
+            sync_wave=_sync_wave(obj),
+            message=redact_text(message),
+        )
+        for key, obj in sorted(managed.items())
+    )
+    logger.info("comparison failed", app=app.name, reason=redact_text(message))
+    return ComparisonResult(
+        SyncStatusCode.UNKNOWN,
+        resources,
+        AppHealth(HealthStatusCode.UNKNOWN, redact_text(message)),
+        (_condition(CONDITION_COMPARISON_ERROR, message),),
+    )
