@@ -88,14 +88,19 @@ class Repositories:
             )
         return repo
 
-    async def _cached(self, repo: RepoURL) -> CachedRepo:
-        await asyncio.to_thread(self._prepare)
+    def _cache_of(self, repo: RepoURL) -> CachedRepo:
+        """The cache object for a repository (no I/O: `_ready` creates it on disk)."""
         key = cache_key(repo)
         cached = self._repos.get(key)
         if cached is None:
             digest = hashlib.sha256(key.encode()).hexdigest()[:32]
             cached = CachedRepo(key, self._root / "repos" / digest, self._runner, self.settings)
             self._repos[key] = cached
+        return cached
+
+    async def _ready(self, cached: CachedRepo) -> CachedRepo:
+        if not self._prepared:
+            await asyncio.to_thread(self._prepare)
         await cached.ensure_created()
         return cached
 
@@ -105,9 +110,10 @@ class Repositories:
         return await self._list(repo, _DEFAULT_PATTERNS)
 
     async def _list(self, repo: RepoURL, patterns: tuple[str, ...]) -> RefListing:
-        cached = await self._cached(repo)
+        cached = self._cache_of(repo)
 
         async def ls_remote() -> RefListing:
+            await self._ready(cached)
             self.stats.ls_remote += 1
             out = await self._runner.run(
                 ["ls-remote", "--", repo.remote, *patterns],
@@ -151,7 +157,7 @@ class Repositories:
         )
 
     async def _resolve_short(self, repo: RepoURL, prefix: str, where: str) -> ResolvedRevision:
-        cached = await self._cached(repo)
+        cached = await self._ready(self._cache_of(repo))
         commits = await cached.commits_with_prefix(prefix)
         if not commits:
             self.stats.history_fetch += 1
@@ -170,11 +176,12 @@ class Repositories:
         return await self._fetch(self._parse(repo_url, field), commit.lower())
 
     async def _fetch(self, repo: RepoURL, commit: str) -> str:
-        cached = await self._cached(repo)
+        cached = self._cache_of(repo)
         if commit in cached.present:
             return commit
 
         async def fetch() -> str:
+            await self._ready(cached)
             found, fetched = await cached.fetch(repo, commit)
             if fetched:
                 self.stats.fetch += 1
@@ -208,7 +215,7 @@ class Repositories:
         """
         repo = self._parse(source.repo_url, field)
         commit = await self.fetch(source.repo_url, commit, field=field)
-        cached = await self._cached(repo)
+        cached = self._cache_of(repo)
         tree = await self._tree(cached, repo, commit)
         hops = self.settings.max_symlink_hops
         app_dir = resolve_path(tree, source.path, field=f"{field}.path", max_hops=hops)
@@ -274,10 +281,9 @@ class Repositories:
         old, new = old.lower(), new.lower()
         if old == new:
             return frozenset()
-        old_commit, new_commit = await asyncio.gather(
-            self._fetch(repo, old), self._fetch(repo, new)
-        )
-        cached = await self._cached(repo)
+        old_commit = await self._fetch(repo, old)
+        new_commit = await self._fetch(repo, new)
+        cached = self._cache_of(repo)
         return frozenset(await cached.changed_paths(old_commit, new_commit, display=repo.display))
 
     @contextlib.asynccontextmanager
@@ -287,7 +293,7 @@ class Repositories:
         """Check `commit` out into a private work dir for the duration of the block."""
         repo = self._parse(repo_url, field)
         commit = await self.fetch(repo_url, commit, field=field)
-        cached = await self._cached(repo)
+        cached = self._cache_of(repo)
         tree = await self._tree(cached, repo, commit)
         if tree.total_bytes > self.settings.max_tree_bytes:
             raise LimitExceeded(
