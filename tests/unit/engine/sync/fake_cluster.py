@@ -6,7 +6,8 @@ reports health from a per-object script, standing in for the health engine.
 """
 
 import copy
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -142,6 +143,14 @@ class Trace:
 Replanner = Callable[[SyncState, datetime], SyncState]
 
 
+def _reread(step: Step, stored: str, cluster: FakeCluster, now: datetime) -> Step:
+    reread = SyncState.from_dict(json.loads(stored))
+    again = next_step(reread, cluster.observe(reread), now)
+    assert again.actions == step.actions, "a re-read step must repeat the same actions"
+    assert again.state == step.state
+    return again
+
+
 def drive(
     plan: SyncPlan,
     cluster: FakeCluster,
@@ -150,18 +159,32 @@ def drive(
     before_step: Callable[[SyncState, Trace], None] | None = None,
     approved_at: datetime | None = None,
     replan: Replanner | None = None,
+    crash_before_run: Collection[int] = (),
+    crash_after_run: Collection[int] = (),
 ) -> tuple[SyncState, Trace]:
-    """Run an operation to the end: observe, step, run, record, follow `next`."""
+    """Run an operation to the end: observe, step, persist, run, record, follow `next`.
+
+    Step numbers in `crash_before_run` are lost after persisting, those in
+    `crash_after_run` after running the actions: the worker reads the persisted state
+    back and asks for the step again, which must give the same actions.
+    """
     trace = Trace()
     state = start(plan, trace.now)
-    for _ in range(max_steps):
+    for index in range(max_steps):
         if isinstance(state.next, Done):
             return state, trace
         if before_step is not None:
             before_step(state, trace)
         step = next_step(state, cluster.observe(state, approved_at), trace.now)
+        stored = json.dumps(step.state.to_dict())
+        if index in crash_before_run:
+            step = _reread(step, stored, cluster, trace.now)
+        outcome = cluster.run(step)
+        if index in crash_after_run:
+            step = _reread(step, stored, cluster, trace.now)
+            outcome = cluster.run(step)
         trace.steps.append(step)
-        state = record_results(step.state, cluster.run(step), trace.now)
+        state = record_results(step.state, outcome, trace.now)
         trace.messages.append(state.message)
         cluster.finish_deletions()
         follow: Any = state.next
