@@ -396,7 +396,7 @@ def compare(
         options=NormalizeOptions(settings.tracking, settings.ignore_status, settings.jq_deadline),
         app_options=app_options,
         server_side_diff=settings.server_side_diff
-        or SERVER_SIDE_DIFF in _compare_options(app.to_dict()),
+        or SERVER_SIDE_DIFF in csv_values(app.metadata.annotations.get(ann.COMPARE_OPTIONS, "")),
         assess_health=assess_health,
         predictions=server_side_predictions or {},
     )
