@@ -3,11 +3,15 @@
 Layout: `<cache>/repos/<hash of cache key>` is a bare repository created atomically (init in
 a temp dir, then rename), so processes sharing the cache never see half of one. Fetches
 take the in-process lock and a file lock, re-check that the commit is still missing, then
-fetch exactly that commit (depth 1 when shallow) into `refs/sluice/<sha>`, which keeps it
-referenced and gives later fetches something to negotiate from. A server that refuses
-fetching by SHA gets a fetch of every branch and tag instead. The pack growing past the
-fetch limit kills the fetch. Reads (trees, blobs, diffs, checkouts) need no lock: objects
-are immutable.
+fetch exactly that commit (depth 1 when shallow) into a staging repository that borrows the
+cache's objects (so the server is only asked for what is new). Only when git succeeded and
+the download stayed under `max_fetch_bytes` are the staging packs and shallow boundary
+moved into the cache and the commit recorded as `refs/sluice/<sha>` (which keeps it
+referenced and gives later fetches something to negotiate from): a failed or oversized
+fetch leaves the cache as it was. A download growing past the limit is killed while it
+streams. A server that refuses fetching by SHA gets a fetch of every branch and tag
+instead (directly into the cache; also what short SHAs need). Reads (trees, blobs, diffs,
+checkouts) need no lock: objects are immutable.
 """
 
 import asyncio
@@ -57,6 +61,26 @@ def _staging_dir(path: Path) -> Path | None:
     return Path(tempfile.mkdtemp(prefix=".init-", dir=path.parent))
 
 
+_PACK_ORDER = (".pack", ".rev", ".bitmap", ".idx")
+
+
+def _adopt(staging: Path, path: Path) -> None:
+    """Move a staging repository's packs into `path` (index last, so a pack is complete
+    before git can see it) and add its shallow boundary to `path`'s."""
+    source = staging / "objects" / "pack"
+    files = [f for f in source.iterdir() if f.suffix in _PACK_ORDER]
+    for file in sorted(files, key=lambda f: (_PACK_ORDER.index(f.suffix), f.name)):
+        file.rename(path / "objects" / "pack" / file.name)
+    new_shallow = staging / "shallow"
+    if new_shallow.exists():
+        current = path / "shallow"
+        lines = set(current.read_text().split()) if current.exists() else set()
+        lines.update(new_shallow.read_text().split())
+        temporary = path / "shallow.sluice-tmp"
+        temporary.write_text("".join(f"{line}\n" for line in sorted(lines)))
+        temporary.replace(current)
+
+
 def _install(staging: Path, path: Path) -> None:
     """Move the new repository into place, unless another process got there first."""
     try:
@@ -86,7 +110,7 @@ class CachedRepo:
         if staging is not None:
             try:
                 await self._runner.run(
-                    ["init", "--bare", "--quiet", str(staging)],
+                    ["init", "--bare", "--quiet", "--template=", str(staging)],
                     what=f"creating the cache of {self.key}",
                 )
                 await asyncio.to_thread(_install, staging, self.path)
@@ -113,12 +137,10 @@ class CachedRepo:
             found = await self.commit_of(commit)
             if found is not None:
                 return found, False
-            depth = ["--depth=1"] if self._settings.shallow else []
-            refspec = f"+{commit}:refs/sluice/{commit}"
             try:
-                await self._fetch(remote, depth, [refspec], f"git fetch of {commit[:12]}")
+                await self._fetch_staged(remote, commit)
             except GitError as e:
-                if isinstance(e, LimitExceeded) or not any(m in str(e) for m in _REFUSED_MARKERS):
+                if not any(marker in str(e) for marker in _REFUSED_MARKERS):
                     raise
                 logger.info("fetch by SHA refused, fetching branches and tags", repo=remote.display)
                 await self._fetch_history(remote)
@@ -129,6 +151,36 @@ class CachedRepo:
                     "(or no branch or tag reaches it)"
                 )
             return found, True
+
+    async def _fetch_staged(self, remote: RepoURL, commit: str) -> None:
+        """Fetch one commit into a staging repository borrowing this one's objects, check
+        its size, then adopt its packs: a failed or oversized fetch changes nothing here."""
+        staging = Path(
+            await asyncio.to_thread(tempfile.mkdtemp, prefix=".fetch-", dir=self.path.parent)
+        )
+        try:
+            await self._runner.run(
+                ["init", "--bare", "--quiet", "--template=", str(staging)],
+                what=f"preparing a fetch into the cache of {self.key}",
+            )
+            alternates = staging / "objects" / "info" / "alternates"
+            await asyncio.to_thread(alternates.write_text, f"{self.path / 'objects'}\n")
+            depth = ["--depth=1"] if self._settings.shallow else []
+            await self._fetch(
+                remote,
+                depth,
+                [f"+{commit}:refs/sluice/{commit}"],
+                f"git fetch of {commit[:12]}",
+                git_dir=staging,
+            )
+            await asyncio.to_thread(_adopt, staging, self.path)
+            await self._runner.run(
+                ["update-ref", f"refs/sluice/{commit}", commit],
+                git_dir=self.path,
+                what=f"recording {commit[:12]} in the cache of {self.key}",
+            )
+        finally:
+            await asyncio.to_thread(shutil.rmtree, staging, True)
 
     async def fetch_history(self, remote: RepoURL) -> None:
         """Fetch every branch and tag with full history (needed to resolve short SHAs)."""
@@ -142,24 +194,34 @@ class CachedRepo:
         )
 
     async def _fetch(
-        self, remote: RepoURL, options: Sequence[str], refspecs: Sequence[str], label: str
+        self,
+        remote: RepoURL,
+        options: Sequence[str],
+        refspecs: Sequence[str],
+        label: str,
+        *,
+        git_dir: Path | None = None,
     ) -> None:
-        baseline = _pack_bytes(self.path)
+        target = git_dir or self.path
+        baseline = _pack_bytes(target)
         limit = self._settings.max_fetch_bytes
 
         def watch() -> str | None:
-            grown = _pack_bytes(self.path) - baseline
+            grown = _pack_bytes(target) - baseline
             if grown <= limit:
                 return None
             return f"it downloaded more than {limit} bytes (max_fetch_bytes)"
 
         await self._runner.run(
             [*_FETCH, *options, "--", remote.remote, *refspecs],
-            git_dir=self.path,
+            git_dir=target,
             remote=remote,
             what=f"{label} from {remote.display}",
             watch=watch,
         )
+        late = watch()
+        if late is not None:
+            raise LimitExceeded(f"{label} from {remote.display} was refused: {late}")
 
     async def commits_with_prefix(self, prefix: str) -> list[str]:
         out = await self._runner.run(
