@@ -197,6 +197,7 @@ HOOK_HEALTH = [
         "BackoffLimitExceeded",
     ),
     ("unknown-fails", HealthStatus(H.UNKNOWN, "lua error"), OperationPhase.FAILED, "lua error"),
+    ("missing-keeps-waiting", HealthStatus(H.MISSING, "gone"), OperationPhase.RUNNING, "gone"),
 ]
 
 

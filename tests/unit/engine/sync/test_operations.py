@@ -4,7 +4,10 @@ Each test is one rule of SEMANTICS §1 (Execution), §2 (hooks, failure path), �
 or §9 (terminate), checked by what the cluster saw and what the user is told.
 """
 
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+import pytest
 
 from app.engine.sync import (
     Apply,
@@ -12,7 +15,10 @@ from app.engine.sync import (
     Done,
     Observation,
     RemoveHookFinalizer,
+    Replan,
+    StateError,
     SyncState,
+    error_out,
     next_step,
     operation_state,
     record_results,
@@ -487,3 +493,74 @@ def test_operation_state_reports_results_in_order() -> None:
         ("Job", "v1", "shop", "Synced", "PreSync", "Succeeded", "PreSync"),
         ("ConfigMap", "v1", "shop", "Synced", "", "Running", "Sync"),
     ]
+
+
+def test_custom_resource_whose_crd_is_in_the_sync_skips_the_dry_run() -> None:
+    crd = obj(
+        "CustomResourceDefinition",
+        "widgets.w.example.com",
+        spec={"group": "w.example.com", "names": {"kind": "Widget"}},
+    )
+    widget = obj("Widget", "w", api_version="w.example.com/v1", wave=-1)
+    cluster = FakeCluster()
+    state, trace = drive(plan([widget, crd]), cluster)
+    assert state.phase is OperationPhase.SUCCEEDED
+    assert [a.key.name for a in trace.steps[0].actions] == ["widgets.w.example.com"]
+    assert applied(cluster) == ["widgets.w.example.com", "w"]
+
+
+def test_apply_out_of_sync_only_leaves_in_sync_resources_alone() -> None:
+    same, changed = obj("ConfigMap", "same"), obj("ConfigMap", "changed")
+    live = live_of(same, changed)
+    modified = {key: key.name == "changed" for key in live}
+    cluster = FakeCluster()
+    state, _ = drive(
+        plan(
+            [same, changed],
+            live=live,
+            modified=modified,
+            application=app(sync_options=["ApplyOutOfSyncOnly=true"]),
+        ),
+        cluster,
+    )
+    assert applied(cluster) == ["changed"]
+    assert list(results(state)) == ["Sync:ConfigMap/changed"]
+
+
+def test_retry_refresh_asks_the_worker_to_re_resolve_the_revision() -> None:
+    targets = [obj("Deployment", "web")]
+    op = operation(retry=RetryStrategy(limit=1, refresh=True))
+    cluster = FakeCluster(fail_apply={"web": "denied"})
+    asked: list[object] = []
+
+    def replan(state: SyncState, now: datetime) -> SyncState:
+        asked.append(state.next)
+        return restart(state, plan(targets, op=op, started_at=state.started_at), now)
+
+    drive(plan(targets, op=op), cluster, replan=replan)
+    assert asked == [Replan(True, "retry #1 is due")]
+
+
+def test_restart_needs_a_due_retry_and_the_same_start_time() -> None:
+    targets = [obj("ConfigMap", "c")]
+    state = start(plan(targets), T0)
+    with pytest.raises(StateError, match="no retry is due"):
+        restart(state, plan(targets), T0)
+    due = replace(state, next=Replan(False))
+    with pytest.raises(StateError, match="started_at=2026-11-29T12:00:00"):
+        restart(due, plan(targets, started_at=T0 + timedelta(seconds=1)), T0)
+
+
+def test_error_before_a_step_ends_in_error_or_schedules_a_retry() -> None:
+    state = start(plan([obj("ConfigMap", "c")]), T0)
+    failed = error_out(state, "ComparisonError: repository not found", T0)
+    assert (failed.phase, failed.next) == (
+        OperationPhase.ERROR,
+        Done(OperationPhase.ERROR, "ComparisonError: repository not found"),
+    )
+    retried = start(plan([obj("ConfigMap", "c")], op=operation(retry=RetryStrategy(limit=1))), T0)
+    retried = error_out(retried, "ComparisonError: repository not found", T0)
+    assert retried.phase is OperationPhase.RUNNING and retried.retry_count == 1
+    assert retried.message.startswith(
+        "ComparisonError: repository not found. Retrying attempt #1 at"
+    )
