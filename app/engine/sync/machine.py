@@ -12,6 +12,17 @@ from datetime import datetime
 from app import log
 from app.engine.sync.actions import Continue, Done, Next, Replan
 from app.engine.sync.execution import Batch, RunContext, run_tasks, settle_prune
+from app.engine.sync.messages import (
+    ALL_TASKS_RUN,
+    COMPLETED_UNSUCCESSFULLY,
+    FAILED_TO_APPLY,
+    NO_MORE_TASKS,
+    NOT_VALID,
+    RUNNING,
+    SYNC_FAIL_HOOKS_FAILED,
+    TERMINATED,
+    TERMINATION_ERRORS,
+)
 from app.engine.sync.observation import Observation
 from app.engine.sync.progress import (
     Ledger,
@@ -28,18 +39,6 @@ from app.model.annotations import HOOK_FINALIZER
 from app.model.sync import HookDeletePolicy, OperationPhase, ResultCode, SyncPhase
 
 logger = log.get("sync")
-
-NOT_VALID = "one or more synchronization tasks are not valid"
-DRY_RUN_FAILED = "one or more objects failed to apply (dry run)"
-FAILED_TO_APPLY = "one or more objects failed to apply"
-COMPLETED_UNSUCCESSFULLY = "one or more synchronization tasks completed unsuccessfully"
-SYNC_FAIL_HOOKS_FAILED = "one or more SyncFail hooks failed"
-NAMESPACE_FAILED = "the namespace failed to apply"
-NO_MORE_TASKS = "successfully synced (no more tasks)"
-ALL_TASKS_RUN = "successfully synced (all tasks run)"
-TERMINATED = "Operation terminated"
-TERMINATION_ERRORS = "Operation termination had errors"
-RUNNING = "one or more tasks are running"
 
 
 def _check_time(now: datetime) -> None:

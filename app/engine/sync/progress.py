@@ -4,6 +4,7 @@
 from collections.abc import Iterable, Sequence
 
 from app.engine.sync.hooks import hook_phase, resource_phase
+from app.engine.sync.messages import shown
 from app.engine.sync.observation import Observation
 from app.engine.sync.task import SyncTask
 from app.model.sync import OperationPhase, ResultCode
@@ -26,8 +27,12 @@ class Ledger:
         phase: OperationPhase | None,
         message: str = "",
     ) -> None:
-        """Record a result; the first result of a task fixes its place in syncResult."""
+        """Record a result; the first result of a task fixes its place in syncResult.
+
+        The message is masked and bounded (`messages.shown`); empty keeps the previous one.
+        """
         task = self.tasks[task_id]
+        message = shown(message)
         order = task.order or self._next_order
         if not task.order:
             self._next_order += 1

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from app import log
 from app.engine.sync.actions import ActionResult, Continue
-from app.engine.sync.machine import DRY_RUN_FAILED, NAMESPACE_FAILED
+from app.engine.sync.messages import DRY_RUN_FAILED, NAMESPACE_FAILED
 from app.engine.sync.progress import Ledger, with_reason
 from app.engine.sync.state import InFlight, StateError, StepKind, SyncState, Verb
 from app.engine.sync.steps import finish

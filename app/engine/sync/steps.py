@@ -9,7 +9,7 @@ retried.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -59,8 +59,8 @@ class Step:
     """
 
     state: SyncState
-    batches: tuple[tuple[Action, ...], ...] = field(default=())
-    then: Next = field(default_factory=lambda: Done(OperationPhase.RUNNING, ""))
+    batches: tuple[tuple[Action, ...], ...]
+    then: Next
 
     @property
     def actions(self) -> list[Action]:

@@ -15,6 +15,7 @@ from app import log
 from app.engine.sync.actions import Continue, Done
 from app.engine.sync.execution import Batch
 from app.engine.sync.hooks import hook_phase
+from app.engine.sync.messages import TERMINATING
 from app.engine.sync.observation import Observation, Observed
 from app.engine.sync.progress import Ledger
 from app.engine.sync.state import StepKind, SyncState, Verb
@@ -76,7 +77,7 @@ def terminate(state: SyncState, now: datetime, observation: Observation | None =
         [finalizers, deletes],
         Continue("terminating"),
         phase=OperationPhase.TERMINATING,
-        message="operation is terminating",
+        message=TERMINATING,
         retry_at=None,
         all_tasks_run=False,
     )

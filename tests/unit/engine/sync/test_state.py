@@ -118,3 +118,17 @@ def test_now_must_be_timezone_aware() -> None:
     state = start(plan([obj("ConfigMap", "a")]), T0)
     with pytest.raises(ValueError, match="timezone-aware"):
         next_step(state, FakeCluster().observe(state), T0.replace(tzinfo=None))
+
+
+def test_recorded_messages_are_masked_and_bounded() -> None:
+    state = start(plan([obj("ConfigMap", "a"), obj("ConfigMap", "b")]), T0)
+    step = next_step(state, FakeCluster().observe(state), T0)
+    leaked = "fetch https://bob:s3cr3t-token@git.example/x.git failed"
+    recorded = record_results(
+        step.state,
+        [ActionResult("1.0", False, leaked), ActionResult("1.1", False, "x" * 10_000)],
+        T0,
+    )
+    first, second = recorded.tasks
+    assert "s3cr3t" not in first.message and "bob:***@" in first.message
+    assert len(second.message) == 2000 and second.message.endswith("...(truncated)")
