@@ -16,6 +16,7 @@ TERMINATION_ERRORS = "Operation termination had errors"
 RUNNING = "one or more tasks are running"
 TERMINATING = "operation is terminating"
 
+_CUT = " ...(truncated)"
 MAX_MESSAGE = 2000
 """Longest task message kept; a server's error body can be far longer."""
 
@@ -24,5 +25,5 @@ def shown(message: str) -> str:
     """A message fit for status: credentials masked, at most MAX_MESSAGE characters."""
     text = redact_text(message)
     if len(text) > MAX_MESSAGE:
-        text = text[: MAX_MESSAGE - 14] + " ...(truncated)"
+        text = text[: MAX_MESSAGE - len(_CUT)] + _CUT
     return text
