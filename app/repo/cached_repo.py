@@ -64,6 +64,16 @@ def _staging_dir(path: Path) -> Path | None:
 _PACK_ORDER = (".pack", ".rev", ".bitmap", ".idx")
 
 
+def _borrow(path: Path, staging: Path) -> None:
+    """Let `staging` use `path`'s objects, and tell servers where `path`'s history is cut
+    (without its shallow list a server would think an ancestor of a shallow commit is
+    already there, and send nothing)."""
+    (staging / "objects" / "info" / "alternates").write_text(f"{path / 'objects'}\n")
+    shallow = path / "shallow"
+    if shallow.exists():
+        shutil.copyfile(shallow, staging / "shallow")
+
+
 def _adopt(staging: Path, path: Path) -> None:
     """Move a staging repository's packs into `path` (index last, so a pack is complete
     before git can see it) and add its shallow boundary to `path`'s."""
@@ -163,8 +173,7 @@ class CachedRepo:
                 ["init", "--bare", "--quiet", "--template=", str(staging)],
                 what=f"preparing a fetch into the cache of {self.key}",
             )
-            alternates = staging / "objects" / "info" / "alternates"
-            await asyncio.to_thread(alternates.write_text, f"{self.path / 'objects'}\n")
+            await asyncio.to_thread(_borrow, self.path, staging)
             depth = ["--depth=1"] if self._settings.shallow else []
             await self._fetch(
                 remote,
