@@ -10,8 +10,8 @@ deterministic. So a step re-run after a crash repeats actions, and never skips o
 After running a step's actions, the worker reports one `ActionResult` per action to
 `record_results` and then follows `state.next` of the state it returns:
 - `Continue`: publish the next step now;
-- `Wait`: publish it at `until` (the worker is woken earlier by changes to the app's
-  objects; the schedule is the fallback);
+- `Wait`: publish it at `until`; when `wakeable`, changes to the app's objects may wake
+  the worker earlier (the schedule is the fallback);
 - `Done`: the operation has finished (read the final OperationState with
   `operation_state`);
 - `Replan`: a retry is due; build a new plan (re-resolving the revision first if
@@ -114,12 +114,15 @@ class Continue:
 
 @dataclass(frozen=True, slots=True)
 class Wait:
-    """Take the next step at `until` at the latest, earlier if the app's objects change."""
+    """Take the next step at `until`; earlier only if `wakeable` and the app's objects change."""
 
     until: datetime
     reason: str
     seconds: float
     """`until` relative to the time of the call that decided it."""
+    wakeable: bool = True
+    """False for the wave delay and retry backoff: a step asked for before `until` does
+    nothing, so that waking the worker early cannot shorten them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from app import log
-from app.engine.sync.actions import Continue, Done, Next, Replan
+from app.engine.sync.actions import Continue, Done, Next, Replan, Wait
 from app.engine.sync.execution import Batch, RunContext, run_tasks, settle_prune
 from app.engine.sync.messages import (
     ALL_TASKS_RUN,
@@ -140,6 +140,9 @@ def next_step(
         )
         done = finish(state, phase, text, now)
         return Step(done, (), done.next)
+    pause = state.next
+    if isinstance(pause, Wait) and not pause.wakeable and now < pause.until:
+        return Step(state, (), pause)
     if state.retry_at is not None:
         if now < state.retry_at:
             return Step(state, (), state.next)
@@ -347,7 +350,9 @@ class _Stepper:
         if all_run:
             then = Continue(ALL_TASKS_RUN)
         elif not final:
-            then = wait(self.now, self.settings.wave_delay, "delay between sync waves")
+            then = wait(
+                self.now, self.settings.wave_delay, "delay between sync waves", wakeable=False
+            )
         else:
             then = Continue(message)
         if not any(run.batches):

@@ -247,7 +247,13 @@ def _task_from(d: dict[str, Any]) -> SyncTask:
 
 def _next_dict(n: Next) -> dict[str, Any]:
     if isinstance(n, Wait):
-        return {"kind": "wait", "until": _time(n.until), "reason": n.reason, "seconds": n.seconds}
+        return {
+            "kind": "wait",
+            "until": _time(n.until),
+            "reason": n.reason,
+            "seconds": n.seconds,
+            "wakeable": n.wakeable,
+        }
     if isinstance(n, Done):
         return {"kind": "done", "phase": n.phase.value, "message": n.message}
     if isinstance(n, Replan):
@@ -258,7 +264,12 @@ def _next_dict(n: Next) -> dict[str, Any]:
 def _next_from(d: dict[str, Any]) -> Next:
     kind = d.get("kind")
     if kind == "wait":
-        return Wait(_parse_time(d["until"]), d.get("reason", ""), float(d.get("seconds", 0)))
+        return Wait(
+            _parse_time(d["until"]),
+            d.get("reason", ""),
+            float(d.get("seconds", 0)),
+            bool(d.get("wakeable", True)),
+        )
     if kind == "done":
         return Done(OperationPhase(d["phase"]), d.get("message", ""))
     if kind == "replan":

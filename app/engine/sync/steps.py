@@ -71,8 +71,8 @@ def time_text(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def wait(now: datetime, seconds: float, reason: str) -> Wait:
-    return Wait(now + timedelta(seconds=seconds), reason, seconds)
+def wait(now: datetime, seconds: float, reason: str, *, wakeable: bool = True) -> Wait:
+    return Wait(now + timedelta(seconds=seconds), reason, seconds, wakeable)
 
 
 def _action(state: SyncState, record: InFlight) -> Action:
@@ -165,7 +165,7 @@ def finish(state: SyncState, phase: OperationPhase, message: str, now: datetime)
             retry_count=count,
             finished_at=now,
             retry_at=at,
-            next=Wait(at, f"retry #{count} of a failed sync", seconds),
+            next=Wait(at, f"retry #{count} of a failed sync", seconds, wakeable=False),
         )
     if phase is not OperationPhase.SUCCEEDED and state.retry_count > 0:
         message = f"{message} (retried {state.retry_count} times)."

@@ -18,6 +18,7 @@ from app.engine.sync import (
     Replan,
     StateError,
     SyncState,
+    Wait,
     error_out,
     next_step,
     operation_state,
@@ -564,3 +565,16 @@ def test_error_before_a_step_ends_in_error_or_schedules_a_retry() -> None:
     assert retried.message.startswith(
         "ComparisonError: repository not found. Retrying attempt #1 at"
     )
+
+
+def test_waking_the_worker_early_cannot_shorten_the_wave_delay() -> None:
+    cluster = FakeCluster()
+    state = start(plan([obj("ConfigMap", "a", wave=0), obj("ConfigMap", "b", wave=1)]), T0)
+    for _ in range(2):
+        step = next_step(state, cluster.observe(state), T0)
+        state = record_results(step.state, cluster.run(step), T0)
+    assert state.next == Wait(T0 + timedelta(seconds=2), "delay between sync waves", 2.0, False)
+    early = next_step(state, cluster.observe(state), T0 + timedelta(seconds=1))
+    assert (early.actions, early.state) == ([], state)
+    due = next_step(state, cluster.observe(state), T0 + timedelta(seconds=2))
+    assert [a.key.name for a in due.actions] == ["b"]
