@@ -10,7 +10,7 @@ annotation (see `approval_time`): Prune=confirm waits until it is at or after th
 the operation.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -48,6 +48,19 @@ class Observation:
 
     def of(self, key: ResourceKey) -> Observed:
         return self.objects.get(key, ABSENT)
+
+    @classmethod
+    def from_live(
+        cls,
+        live: Mapping[ResourceKey, KubeObject | None],
+        health: Callable[[KubeObject], HealthStatus | None],
+        prune_approved_at: datetime | None = None,
+    ) -> "Observation":
+        """Observation of live objects, each assessed with `health` (the health engine)."""
+        return cls(
+            {k: Observed(o, health(o)) if o is not None else ABSENT for k, o in live.items()},
+            prune_approved_at,
+        )
 
 
 def approval_time(app_annotations: Mapping[str, str]) -> datetime | None:

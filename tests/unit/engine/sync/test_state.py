@@ -132,3 +132,18 @@ def test_recorded_messages_are_masked_and_bounded() -> None:
     first, second = recorded.tasks
     assert "s3cr3t" not in first.message and "bob:***@" in first.message
     assert len(second.message) == 2000 and second.message.endswith("...(truncated)")
+
+
+def test_observation_from_live_objects_and_a_health_function() -> None:
+    from app.engine.sync import Observation
+    from app.model.health import HealthStatus
+
+    key = ResourceKey("apps", "Deployment", "shop", "web")
+    gone = ResourceKey("", "ConfigMap", "shop", "c")
+    live = {"metadata": {"name": "web", "deletionTimestamp": "2026-11-29T12:00:00Z"}}
+    seen = Observation.from_live(
+        {key: live, gone: None}, lambda o: HealthStatus(H.PROGRESSING, o["metadata"]["name"])
+    )
+    assert seen.of(key).health == HealthStatus(H.PROGRESSING, "web") and seen.of(key).deleting
+    assert seen.of(gone).live is None and seen.of(gone).health is None
+    assert seen.of(ResourceKey("", "Secret", "shop", "unreported")).live is None
