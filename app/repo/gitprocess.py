@@ -62,6 +62,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("host key verification failed", "add the server's host key to ssh_known_hosts"),
     ("could not resolve host", "check the host name and the network"),
     ("connection refused", "the server refused the connection; check host and port"),
+    ("couldn't connect to server", "the server refused the connection; check host and port"),
     ("repository not found", "check the URL, and that the credential can read it"),
     ("does not appear to be a git repository", "check the URL or path"),
     ("not found", "check the URL, and that the credential can read it"),

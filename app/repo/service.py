@@ -63,6 +63,8 @@ class Repositories:
         self._runner = GitRunner(settings, CredentialStore(credentials), self._root / "home")
         self._prepared = False
         self._repos: dict[str, CachedRepo] = {}
+        self._scratch = CachedRepo("scratch", self._root / "scratch.git", self._runner, settings)
+        """An empty repository ls-remote runs in (isolated config, no cache for bad URLs)."""
         self._refs: SingleFlight[tuple[str, tuple[str, ...]], RefListing] = SingleFlight()
         self._fetches: SingleFlight[tuple[str, str], str] = SingleFlight()
         self._trees_loading: SingleFlight[tuple[str, str], RepoTree] = SingleFlight()
@@ -110,21 +112,19 @@ class Repositories:
         return await self._list(repo, _DEFAULT_PATTERNS)
 
     async def _list(self, repo: RepoURL, patterns: tuple[str, ...]) -> RefListing:
-        cached = self._cache_of(repo)
-
         async def ls_remote() -> RefListing:
-            await self._ready(cached)
+            scratch = await self._ready(self._scratch)
             self.stats.ls_remote += 1
             out = await self._runner.run(
                 ["ls-remote", "--", repo.remote, *patterns],
-                git_dir=cached.path,
+                git_dir=scratch.path,
                 remote=repo,
                 max_output=self.settings.max_refs_bytes,
                 what=f"git ls-remote of {repo.display}",
             )
             return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
 
-        return await self._refs.run((cached.key, patterns), ls_remote)
+        return await self._refs.run((cache_key(repo), patterns), ls_remote)
 
     async def resolve(
         self, repo_url: str, revision: str, *, field: str = "source"
