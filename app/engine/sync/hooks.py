@@ -10,7 +10,8 @@ ignored: dropped from the sync. Typos are reported by `hook_problems` rather tha
 over in silence.
 
 Delete policies are the union of Argo CD's and Helm's annotations; none means
-BeforeHookCreation. A hook's phase follows its health (`hook_phase`).
+BeforeHookCreation. A hook's phase follows its health by the health engine's rule
+(`app.engine.health.hook_status_from_health`); a plain resource's by `resource_phase`.
 """
 
 from app.engine.sync.options import csv_values
@@ -128,24 +129,6 @@ def hook_problems(obj: KubeObject, where: str) -> list[str]:
                     f"{where}: unknown delete policy {value!r} in {name}; valid: {', '.join(known)}"
                 )
     return problems
-
-
-def hook_phase(name: str, health: HealthStatus | None) -> tuple[OperationPhase, str]:
-    """A hook's phase from the health of its live object, with the message to show.
-
-    No health check (ConfigMap, Secret...) means Succeeded "<name> created"; Healthy
-    Succeeded; Progressing or Suspended Running; Degraded or Unknown Failed.
-    """
-    if health is None:
-        return OperationPhase.SUCCEEDED, f"{name} created"
-    code = health.status
-    if code in (HealthStatusCode.DEGRADED, HealthStatusCode.UNKNOWN):
-        return OperationPhase.FAILED, health.message
-    if code in (HealthStatusCode.PROGRESSING, HealthStatusCode.SUSPENDED):
-        return OperationPhase.RUNNING, health.message
-    if code is HealthStatusCode.HEALTHY:
-        return OperationPhase.SUCCEEDED, health.message
-    return OperationPhase.RUNNING, health.message or f"waiting for {name} to appear"
 
 
 def resource_phase(health: HealthStatus | None) -> tuple[OperationPhase | None, str]:

@@ -3,7 +3,8 @@
 
 from collections.abc import Iterable, Sequence
 
-from app.engine.sync.hooks import hook_phase, resource_phase
+from app.engine.health import hook_status_from_health
+from app.engine.sync.hooks import resource_phase
 from app.engine.sync.messages import shown
 from app.engine.sync.observation import Observation
 from app.engine.sync.task import SyncTask
@@ -49,8 +50,8 @@ def assess_running(ledger: Ledger, observation: Observation) -> None:
         if not task.running or observed.live is None:
             continue
         if task.hook:
-            phase, message = hook_phase(task.key.name, observed.health)
-            ledger.set(task.id, task.result, phase, message)
+            status = hook_status_from_health(task.key.name, observed.health)
+            ledger.set(task.id, task.result, status.phase, status.message)
             continue
         new_phase, message = resource_phase(observed.health)
         if new_phase is not None:

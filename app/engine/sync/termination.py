@@ -12,9 +12,9 @@ for every removal and deletion, which are harmless on missing objects.
 from datetime import datetime
 
 from app import log
+from app.engine.health import hook_status_from_health
 from app.engine.sync.actions import Continue, Done
 from app.engine.sync.execution import Batch
-from app.engine.sync.hooks import hook_phase
 from app.engine.sync.messages import TERMINATING
 from app.engine.sync.observation import Observation, Observed
 from app.engine.sync.progress import Ledger
@@ -49,18 +49,15 @@ def terminate(state: SyncState, now: datetime, observation: Observation | None =
             if seen is not None and seen.live is None:
                 ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
                 continue
-            phase, message = hook_phase(task.key.name, seen.health) if seen else (None, "")
-            if phase is not None and phase.completed:
-                ledger.set(task.id, task.result, phase, message)
+            status = hook_status_from_health(task.key.name, seen.health) if seen else None
+            finished = status is not None and status.phase.completed
+            if status is not None and finished:
+                ledger.set(task.id, task.result, status.phase, status.message)
             else:
                 ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
             if seen is None or seen.has_finalizer(HOOK_FINALIZER):
                 finalizers.append((Verb.REMOVE_HOOK_FINALIZER, task.id))
-            if (
-                phase is None
-                or not phase.completed
-                or task.has_policy(HookDeletePolicy.HOOK_FAILED)
-            ):
+            if not finished or task.has_policy(HookDeletePolicy.HOOK_FAILED):
                 deletes.append((Verb.DELETE_HOOK, task.id))
         elif task.completed and exists:
             if seen is None or seen.has_finalizer(HOOK_FINALIZER):

@@ -1,4 +1,6 @@
-"""Hook rules (SEMANTICS §2): detection, phases, delete policies, naming, hook health."""
+"""Hook rules (SEMANTICS §2): detection, phases, delete policies, naming; and how a plain
+resource's health moves its task on (SEMANTICS §1 step 3). The phase of a hook from its
+health is the health engine's rule, tested there and in whole operations here."""
 
 from datetime import UTC, datetime
 
@@ -6,7 +8,6 @@ import pytest
 
 from app.engine.sync.hooks import (
     delete_policies,
-    hook_phase,
     hook_problems,
     is_hook,
     is_ignored,
@@ -185,31 +186,6 @@ def test_generate_name_hooks_get_deterministic_names(
 
 
 H = HealthStatusCode
-HOOK_HEALTH = [
-    ("no-health-check-succeeds-as-created", None, OperationPhase.SUCCEEDED, "cfg created"),
-    ("healthy-succeeds", HealthStatus(H.HEALTHY, "done"), OperationPhase.SUCCEEDED, "done"),
-    ("progressing-runs", HealthStatus(H.PROGRESSING, "busy"), OperationPhase.RUNNING, "busy"),
-    ("suspended-runs", HealthStatus(H.SUSPENDED, "paused"), OperationPhase.RUNNING, "paused"),
-    (
-        "degraded-fails",
-        HealthStatus(H.DEGRADED, "BackoffLimitExceeded"),
-        OperationPhase.FAILED,
-        "BackoffLimitExceeded",
-    ),
-    ("unknown-fails", HealthStatus(H.UNKNOWN, "lua error"), OperationPhase.FAILED, "lua error"),
-    ("missing-keeps-waiting", HealthStatus(H.MISSING, "gone"), OperationPhase.RUNNING, "gone"),
-]
-
-
-@pytest.mark.parametrize(
-    ("health", "phase", "message"), [c[1:] for c in HOOK_HEALTH], ids=[c[0] for c in HOOK_HEALTH]
-)
-def test_hook_phase_from_health(
-    health: HealthStatus | None, phase: OperationPhase, message: str
-) -> None:
-    assert hook_phase("cfg", health) == (phase, message)
-
-
 RESOURCE_HEALTH = [
     ("no-health-check-succeeds", None, OperationPhase.SUCCEEDED),
     ("healthy-succeeds", HealthStatus(H.HEALTHY), OperationPhase.SUCCEEDED),
