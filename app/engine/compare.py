@@ -33,11 +33,12 @@ from functools import cached_property
 
 from app import log
 from app.engine import project as proj
-from app.engine.diff import DiffMode, diff_resource, render_diff
+from app.engine.diff import DiffMode, DiffResult, diff_resource, render_diff
 from app.engine.diff.resource import server_side
 from app.engine.health import AppHealth, ResourceHealthInput, aggregate, assess
 from app.engine.health.aggregate import ignores_healthcheck
 from app.engine.ignore import IgnoreRules, compile_ignore_rules
+from app.engine.merge import FieldSet, PatchError
 from app.engine.normalize.pipeline import NormalizeOptions, normalize_one, normalize_pair
 from app.engine.redact import redact_text
 from app.engine.sync.hooks import is_hook, is_ignored, is_skip
@@ -151,7 +152,7 @@ class ResourceComparison:
         return render_diff(self.key, self.normalized_live, self.predicted_live)
 
     def to_status(self) -> ResourceStatus:
-        """The `status.resources[]` entry (hooks: no sync status is shown as Unknown)."""
+        """The `status.resources[]` entry (for a resource without status: Unknown)."""
         health = ResourceHealth(self.health.status, self.health.message) if self.health else None
         return ResourceStatus(
             kind=self.key.kind,
@@ -177,8 +178,9 @@ class ComparisonResult:
     conditions: tuple[ApplicationCondition, ...] = ()
 
     def resource_statuses(self) -> list[ResourceStatus]:
-        """`status.resources`: every resource except Skip targets, hooks first-class."""
-        return [r.to_status() for r in self.resources if not r.skip]
+        """`status.resources`: the resources that have a sync status (hooks, Skip targets
+        and ignored objects have none and are left out; they stay in `resources`)."""
+        return [r.to_status() for r in self.resources if r.status is not None]
 
     def by_key(self) -> dict[ResourceKey, ResourceComparison]:
         return {r.key: r for r in self.resources}
@@ -280,10 +282,10 @@ def _permission(key: ResourceKey, obj: KubeObject, ctx: _Context) -> proj.Permis
 
 
 def _server_side_prediction(
-    key: ResourceKey, target: KubeObject, live: KubeObject, ctx: _Context
+    key: ResourceKey, target: KubeObject, live: KubeObject, owned: FieldSet | None, ctx: _Context
 ) -> KubeObject:
     predicted = ctx.predictions.get(key) or server_side(target, live)
-    return normalize_one(predicted, key, ctx.rules, ctx.options).obj
+    return normalize_one(predicted, key, ctx.rules, ctx.options, owned).obj
 
 
 def _compare_one(
@@ -308,24 +310,28 @@ def _compare_one(
     if hook or skip or is_ignored(obj) or _copied_tracking(live, ctx.settings.tracking):
         return comparison, False
     pair = normalize_pair(target, live, key, ctx.rules, ctx.options)
-    predicted: KubeObject | None = None
-    orig: KubeObject | None = None
     mode = DiffMode.THREE_WAY
-    if target is not None and live is not None:
-        scopes = OptionScopes(ctx.app_options.app, parse_resource_options(target))
-        if ctx.server_side_diff or scopes.server_side_apply:
-            mode = DiffMode.SERVER_SIDE
-            predicted = _server_side_prediction(key, target, live, ctx)
-        else:
-            raw_orig = _last_applied(live)
-            if raw_orig is not None:
-                orig = normalize_one(raw_orig, key, ctx.rules, ctx.options).obj
-    result = diff_resource(pair.target, pair.live, orig=orig, predicted_live=predicted)
+    messages = list(pair.problems)
+    try:
+        predicted: KubeObject | None = None
+        orig: KubeObject | None = None
+        if target is not None and live is not None:
+            scopes = OptionScopes(ctx.app_options.app, parse_resource_options(target))
+            if ctx.server_side_diff or scopes.server_side_apply:
+                mode = DiffMode.SERVER_SIDE
+                predicted = _server_side_prediction(key, target, live, pair.owned, ctx)
+            else:
+                raw_orig = _last_applied(live)
+                if raw_orig is not None:
+                    orig = normalize_one(raw_orig, key, ctx.rules, ctx.options, pair.owned).obj
+        result = diff_resource(pair.target, pair.live, orig=orig, predicted_live=predicted)
+    except PatchError as e:
+        messages.append(f"cannot compute the {mode.value} diff: {e}")
+        result = DiffResult(True, pair.live, pair.target)
     extraneous = target is None and live is not None
     out_of_sync = result.modified or target is None or live is None
     counts = out_of_sync and not (extraneous and IGNORE_EXTRANEOUS in _compare_options(live))
     status = SyncStatusCode.OUT_OF_SYNC if out_of_sync else SyncStatusCode.SYNCED
-    messages = list(pair.problems)
     permission = _permission(key, obj, ctx)
     if not permission.allowed:
         messages.insert(0, permission.message)

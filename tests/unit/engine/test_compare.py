@@ -281,9 +281,10 @@ def test_hooks_and_skip_do_not_count(annotation: str, value: str) -> None:
     result = run([WEB, job], [as_live(WEB)])
     assert status_of(result, "migrate") is None
     assert result.sync_status is SYNCED
-    assert [s.name for s in result.resource_statuses()] == (
-        ["web"] if value == "Skip" else ["web", "migrate"]
-    )
+    assert [s.name for s in result.resource_statuses()] == ["web"]
+    (migrate,) = [r for r in result.resources if r.key.name == "migrate"]
+    assert migrate.hook is (value != "Skip")
+    assert migrate.skip is (value == "Skip")
 
 
 def test_copied_tracking_annotation_gets_no_status() -> None:

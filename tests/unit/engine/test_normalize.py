@@ -208,3 +208,44 @@ def test_a_failing_jq_expression_is_reported_not_skipped() -> None:
     assert pair.problems[0].startswith(
         "spec.ignoreDifferences[0]: jq expression '.spec | tostring' failed"
     )
+
+
+def test_managed_fields_managers_remove_owned_fields_from_both_sides() -> None:
+    rules = compile_ignore_rules(
+        [
+            ResourceIgnoreDifferences(
+                group="apps", kind="Deployment", managed_fields_managers=["hpa"]
+            )
+        ]
+    )
+    target = deployment()
+    target["spec"]["replicas"] = 2
+    live = deployment()
+    live["spec"]["replicas"] = 7
+    live["metadata"]["managedFields"] = [
+        {
+            "manager": "hpa",
+            "operation": "Update",
+            "apiVersion": "apps/v1",
+            "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:spec": {"f:replicas": {}}},
+        },
+    ]
+    pair = normalize_pair(target, live, KEY, rules, OPTIONS)
+    assert pair.target == pair.live
+    assert pair.target is not None and "replicas" not in pair.target["spec"]
+    assert pair.problems == ()
+
+
+def test_malformed_managed_fields_are_reported() -> None:
+    rules = compile_ignore_rules(
+        [
+            ResourceIgnoreDifferences(
+                group="apps", kind="Deployment", managed_fields_managers=["hpa"]
+            )
+        ]
+    )
+    live = deployment()
+    live["metadata"]["managedFields"] = "not a list"
+    pair = normalize_pair(deployment(), live, KEY, rules, OPTIONS)
+    assert pair.problems and pair.problems[0].startswith("managedFieldsManagers hpa: ")
