@@ -55,6 +55,7 @@ _BASE_CONFIG: tuple[tuple[str, str], ...] = (
     ("init.defaultBranch", "main"),
 )
 
+_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists")
 _HINTS: tuple[tuple[str, str], ...] = (
     ("authentication failed", "check the credential configured for this repository"),
     ("could not read username", "the repository needs credentials; configure one for its URL"),
@@ -212,8 +213,12 @@ class GitRunner:
             raise LimitExceeded(f"{what} was stopped: {violation}")
         if code != 0:
             message = self.redact(stderr.decode("utf-8", "replace"), remote)
-            lines = [line.strip() for line in message.splitlines() if line.strip()]
-            tail = "; ".join(lines[-3:])[-600:] or f"exit status {code}"
+            lines = [
+                line.strip()
+                for line in message.splitlines()
+                if line.strip() and not line.strip().startswith(_BOILERPLATE)
+            ]
+            tail = "; ".join(lines[:4])[:600] or f"exit status {code}"
             raise GitError(f"{what} failed: {tail}{_hint(message)}")
         return stdout
 
