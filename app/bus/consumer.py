@@ -213,7 +213,6 @@ class Consumer(Generic[M]):
                 log_.exception("work.failed", delay_s=delay)
             await self._settle(msg.nak(delay=delay), "nak")
         else:
-            log_.debug("work.done")
             await self._settle(msg.ack(), "ack")
         finally:
             heartbeat.cancel()

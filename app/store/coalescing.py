@@ -183,11 +183,10 @@ class Coalescer:
         token = new_token()
         pending_ms = int(self._settings.pending_ttl * 1000)
         taken = await self._offer(
-            keys=names, args=[level, payload, token, self._lease_ms, pending_ms]
+            keys=names, args=[int(level), payload, token, self._lease_ms, pending_ms]
         )
         if not taken:
-            log_.debug("work.coalesced", level=level)
-            return 0
+            return 0  # coalesced: the holder's next run counts it (`requests` in work.run)
         keeper = asyncio.create_task(self._keep(names[2], token, name), name=f"lease:{names[2]}")
         runs = 0
         try:
