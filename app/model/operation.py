@@ -24,8 +24,8 @@ class SyncOperationResource:
 class SyncStrategySpec:
     """`syncStrategy`: `{hook: {force}}` (default) or `{apply: {force}}`."""
 
-    apply: dict[str, Any] | None = None
-    hook: dict[str, Any] | None = None
+    apply: dict[str, Any] | None = field(default=None, metadata={"keep_empty": True})
+    hook: dict[str, Any] | None = field(default=None, metadata={"keep_empty": True})
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
