@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from app.engine.sync import operation_codec
 from app.engine.sync.actions import Continue, Done, Next, Replan, Wait
 from app.engine.sync.options import Propagation, PruneMode
 from app.engine.sync.task import ApplyMode, SyncTask
@@ -111,7 +110,7 @@ class SyncState:
         return {
             "schema": SCHEMA,
             "app": self.app,
-            "operation": operation_codec.encode(self.operation),
+            "operation": codec.encode(self.operation),
             "revision": self.revision,
             "startedAt": _time(self.started_at),
             "tasks": [_task_dict(t) for t in self.tasks],
@@ -145,7 +144,7 @@ class SyncState:
         try:
             return cls(
                 app=data["app"],
-                operation=operation_codec.decode(Operation, data["operation"]),
+                operation=codec.decode(Operation, data["operation"]),
                 revision=data["revision"],
                 started_at=_parse_time(data["startedAt"]),
                 tasks=tuple(_task_from(t) for t in data["tasks"]),

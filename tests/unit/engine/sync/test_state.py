@@ -15,8 +15,8 @@ from app.engine.sync import (
     record_results,
     start,
 )
-from app.engine.sync.operation_codec import decode, encode
 from app.model.application import Backoff, RetryStrategy
+from app.model.codec import decode, encode
 from app.model.health import HealthStatusCode as H
 from app.model.operation import Operation
 from app.model.resource import ResourceKey
