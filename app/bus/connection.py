@@ -72,6 +72,7 @@ async def connect(settings: NatsSettings) -> Bus:
                 settings.url,
                 name=settings.name,
                 connect_timeout=settings.connect_timeout,
+                drain_timeout=settings.request_timeout,
                 allow_reconnect=True,
                 max_reconnect_attempts=-1,
                 error_cb=on_error,

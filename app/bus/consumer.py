@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from typing import Generic
 
 import nats.errors
+import nats.js.errors
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from app import log
 from app.bus import subjects
 from app.bus.connection import Bus
-from app.bus.errors import MessageError, Poison, Retry
+from app.bus.errors import BusError, MessageError, Poison, Retry
 from app.bus.messages import Channel, M, decode
 from app.bus.schedules import SCHEDULER
 
@@ -105,7 +106,15 @@ class Consumer(Generic[M]):
         self._sub = await self._bus.js.pull_subscribe_bind(
             durable=self._durable, stream=subjects.WORK_STREAM
         )
-        info = await self._sub.consumer_info()
+        try:
+            info = await self._sub.consumer_info()
+        except nats.js.errors.NotFoundError:
+            await self._sub.unsubscribe()
+            raise BusError(
+                f"consumer {self._durable} does not exist on stream {subjects.WORK_STREAM}; "
+                "create the topology first (`app.bus.topology.ensure`, which every worker "
+                "runs at start)"
+            ) from None
         ack_wait = info.config.ack_wait or 30.0
         self._heartbeat_every = max(0.1, ack_wait / 3)
         self._loop = asyncio.create_task(self._pull(), name=f"consumer:{self._durable}")
@@ -165,6 +174,13 @@ class Consumer(Generic[M]):
     def _done(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)
         self._slot_freed.set()
+        if not task.cancelled() and task.exception() is not None:
+            self._log.error(
+                "consumer.handler_task_failed",
+                task=task.get_name(),
+                error=repr(task.exception()),
+                consequence="the message is redelivered after ack_wait",
+            )
 
     async def _handle(self, msg: Msg) -> None:
         meta = msg.metadata

@@ -9,7 +9,7 @@ import pytest
 from app.bus import subjects, topology
 from app.bus.connection import Bus, NatsSettings, connect
 from app.bus.consumer import Consumer, ConsumerSettings, Delivery
-from app.bus.errors import Poison, Retry
+from app.bus.errors import BusError, Poison, Retry
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
@@ -252,3 +252,12 @@ async def test_a_replayed_step_is_stored_once(ready_bus: Bus) -> None:
     second = await publish(ready_bus, SYNC, step)
     assert first == second
     assert await _stored(ready_bus) == 1
+
+
+async def test_starting_without_the_topology_is_a_clear_error(bus: Bus) -> None:
+    async def handle(d: Delivery[RefreshRequest]) -> None:
+        raise AssertionError("never called")
+
+    await bus.js.add_stream(name=subjects.WORK_STREAM, subjects=list(subjects.WORK_SUBJECTS))
+    with pytest.raises(BusError, match=r"consumer sluice-refresh does not exist.*ensure"):
+        await Consumer(bus, REFRESH, handle, FAST).start()
