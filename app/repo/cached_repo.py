@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import log
+from app.repo.blobs import BlobReader
 from app.repo.errors import GitError, LimitExceeded, RevisionError
 from app.repo.filelock import file_lock
 from app.repo.gitprocess import GitRunner
@@ -42,7 +43,6 @@ _REFUSED_MARKERS = (
 )
 _HISTORY_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 _FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules")
-_BLOB_HEADER_BYTES = 64
 
 
 def _pack_bytes(path: Path) -> int:
@@ -110,6 +110,7 @@ class CachedRepo:
         self._settings = settings
         self._lock = asyncio.Lock()
         self._created = False
+        self._blobs = BlobReader(runner, path, key)
         self.present: set[str] = set()
         """Commits known to be complete in this cache (checked once, then trusted)."""
 
@@ -272,7 +273,7 @@ class CachedRepo:
                     f"{display} at {commit[:12]}: symlink {path!r} has an overlong target"
                 )
         blobs = await self.read_blobs(
-            [e.oid for e in links.values()], max_bytes=MAX_LINK_TARGET * len(links), display=display
+            [e.oid for e in links.values()], max_bytes=MAX_LINK_TARGET * len(links)
         )
         tree.links = {
             path: blobs[entry.oid].decode("utf-8", "surrogateescape")
@@ -280,31 +281,9 @@ class CachedRepo:
         }
         return tree
 
-    async def read_blobs(
-        self, oids: Sequence[str], *, max_bytes: int, display: str
-    ) -> dict[str, bytes]:
-        """The contents of the given blobs, at most `max_bytes` in all."""
-        unique = list(dict.fromkeys(oids))
-        if not unique:
-            return {}
-        out = await self._runner.run(
-            ["cat-file", "--batch"],
-            git_dir=self.path,
-            stdin="".join(f"{oid}\n" for oid in unique).encode(),
-            max_output=max_bytes + _BLOB_HEADER_BYTES * len(unique),
-            what=f"reading files of {display}",
-        )
-        blobs: dict[str, bytes] = {}
-        pos = 0
-        for oid in unique:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].decode("ascii", "replace").split()
-            if len(header) != 3 or header[1] != "blob":
-                raise GitError(f"{display}: object {oid[:12]} is missing from the cache")
-            size = int(header[2])
-            blobs[oid] = out[end + 1 : end + 1 + size]
-            pos = end + 1 + size + 1
-        return blobs
+    async def read_blobs(self, oids: Sequence[str], *, max_bytes: int) -> dict[str, bytes]:
+        """The contents of the given blobs, at most `max_bytes` in all (batched, see blobs)."""
+        return await self._blobs.read(oids, max_bytes=max_bytes)
 
     async def changed_paths(self, old: str, new: str, *, display: str) -> list[str]:
         out = await self._runner.run(

@@ -253,7 +253,6 @@ class Repositories:
             blobs = await cached.read_blobs(
                 [f.entry.oid for f in selection.files],
                 max_bytes=selection.total_bytes,
-                display=repo.display,
             )
             files = tuple(
                 ManifestFile(f.path, decode_manifest(blobs[f.entry.oid], path=f.path, field=field))
