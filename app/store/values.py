@@ -10,36 +10,12 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from app import log
-from app.model import application, codec, operation, status
+from app.model import codec
 from app.model.errors import SpecError
 from app.store.errors import StoreError
 
 logger = log.get("store")
 
-
-def _bind_forward_references() -> None:
-    """Let `codec` resolve the model's cyclic annotations (a stopgap, see below).
-
-    `app.model.operation` and `app.model.status` import some names they annotate with only
-    under TYPE_CHECKING (they form an import cycle with `app.model.application`), so
-    `typing.get_type_hints` inside `codec` raises NameError for an OperationState, a
-    RevisionHistory or a SyncStatus with comparedTo. This binds those names in the two
-    modules, exactly what their TYPE_CHECKING imports bind for the type checker. Remove it
-    once `codec` resolves forward references across the model package itself.
-    """
-    for module in (operation, status):
-        for name in (
-            "ApplicationDestination",
-            "ApplicationSource",
-            "ManagedNamespaceMetadata",
-            "ResourceIgnoreDifferences",
-            "RetryStrategy",
-        ):
-            if not hasattr(module, name):
-                setattr(module, name, getattr(application, name))
-
-
-_bind_forward_references()
 
 T = TypeVar("T")
 
