@@ -1,0 +1,141 @@
+"""`LocalCluster`: the server, its state, its reconcilers, started and stopped as one.
+
+    async with LocalCluster(LocalClusterSettings(...)) as cluster:
+        cluster.kubeconfig_path, cluster.url      # for kubectl / kubernetes-asyncio
+        cluster.faults.configure(error_rate=0.1)  # levers for reliability tests
+        cluster.drop_watches()
+
+`start()` and `stop()` are plain async methods so `sluice up` can own the lifecycle.
+"""
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from app import log
+from app.localcluster import argocd, kubeconfig
+from app.localcluster.api import writes
+from app.localcluster.api.options import WriteOptions
+from app.localcluster.api.server import NAMESPACES, ApiServer
+from app.localcluster.builtin import BUILTIN_TYPES
+from app.localcluster.crds import CRDS
+from app.localcluster.eventlog import EventLog
+from app.localcluster.faults import Faults
+from app.localcluster.resources import GroupResource, Registry
+from app.localcluster.settings import LocalClusterSettings
+from app.localcluster.store import Store
+from app.localcluster.web import app as webapp
+from app.localcluster.web.context import Context
+from app.localcluster.web.discovery import Discovery
+from app.localcluster.web.openapi import OpenApi
+from app.localcluster.web.watch import WatchLimits
+from app.model.resource import KubeObject
+
+logger = log.get("localcluster")
+
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+MANAGER = "localcluster"
+
+
+class LocalCluster:
+    """An in-process Kubernetes-API-compatible server with simulated controllers."""
+
+    def __init__(self, settings: LocalClusterSettings | None = None) -> None:
+        self.settings = settings or LocalClusterSettings()
+        self.registry = Registry()
+        for rt in BUILTIN_TYPES:
+            self.registry.add(rt)
+        self.events = EventLog(self.settings.watch.history)
+        self.store = Store(self.events)
+        self.api = ApiServer(self.registry, self.store)
+        self.faults = Faults(self.settings.faults, self.settings.fault_seed)
+        watch = self.settings.watch
+        self.context = Context(
+            api=self.api,
+            registry=self.registry,
+            events=self.events,
+            discovery=Discovery(self.registry),
+            openapi=OpenApi(self.registry, self._crd_schema),
+            faults=self.faults,
+            max_body_bytes=self.settings.max_body_bytes,
+            watch_limits=WatchLimits(
+                watch.bookmark_interval, watch.max_seconds, watch.buffer_limit
+            ),
+        )
+        self.url = ""
+        self.kubeconfig_path = self.settings.kubeconfig_path or Path()
+        self._tmpdir: str | None = None
+        self._runner: web.AppRunner | None = None
+
+    def _crd_schema(self, rt: Any) -> dict[str, Any] | None:
+        crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
+        if crd is None:
+            return None
+        for version in crd["spec"]["versions"]:
+            if version.get("name") == rt.version:
+                schema = (version.get("schema") or {}).get("openAPIV3Schema")
+                return schema if isinstance(schema, dict) else None
+        return None
+
+    def _bootstrap(self) -> None:
+        """The objects a fresh cluster starts with: system namespaces, Argo CD's CRDs."""
+        opts = WriteOptions(field_manager=MANAGER)
+        ns_type = self.api.type_of(NAMESPACES)
+        for name in SYSTEM_NAMESPACES:
+            if self.store.get(NAMESPACES, "", name) is None:
+                writes.create(
+                    self.api, ns_type, {"metadata": {"name": name}}, namespace="", opts=opts
+                )
+        if self.settings.install_argocd_crds:
+            crd_type = self.api.type_of(CRDS)
+            for crd in argocd.crds():
+                if self.store.get(CRDS, "", crd["metadata"]["name"]) is None:
+                    writes.create(self.api, crd_type, crd, namespace="", opts=opts)
+
+    async def start(self) -> None:
+        """Listen, write the kubeconfig, start the reconcilers."""
+        self._bootstrap()
+        self._runner = web.AppRunner(
+            webapp.build(self.context), access_log=None, handler_cancellation=True
+        )
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.settings.host, self.settings.port)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        self.context.server_address = f"{host}:{port}"
+        if self.settings.kubeconfig_path is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="sluice-localcluster-")
+            self.kubeconfig_path = Path(self._tmpdir) / "kubeconfig"
+        kubeconfig.write(self.kubeconfig_path, self.url)
+        logger.info("local cluster started", url=self.url, kubeconfig=str(self.kubeconfig_path))
+
+    async def stop(self) -> None:
+        """Close watches, stop serving, remove the temporary kubeconfig."""
+        self.context.drop_watches("the local cluster is stopping")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+        logger.info("local cluster stopped", url=self.url)
+
+    async def __aenter__(self) -> "LocalCluster":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def drop_watches(self) -> int:
+        """Close every open watch now; returns how many were open."""
+        return self.context.drop_watches("dropped by a test lever")
+
+    def objects(self, resource: str, namespace: str | None = None) -> list[KubeObject]:
+        """Stored objects of `resource` (`deployments.apps`, `pods`), for test assertions."""
+        plural, _, group = resource.partition(".")
+        return list(self.store.items(GroupResource(group, plural), namespace))
