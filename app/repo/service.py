@@ -18,7 +18,14 @@ from app.model.application import ApplicationSource
 from app.repo.cached_repo import CachedRepo
 from app.repo.credentials import CredentialStore, RepoCredential
 from app.repo.directory import DirectoryOptions, select_manifests
-from app.repo.errors import LimitExceeded, PathError, RenderError, RepoURLError, RevisionError
+from app.repo.errors import (
+    LimitExceeded,
+    PathError,
+    RenderError,
+    RepoError,
+    RepoURLError,
+    RevisionError,
+)
 from app.repo.gitprocess import GitRunner
 from app.repo.lru import LRU
 from app.repo.paths import resolve_path
@@ -70,6 +77,7 @@ class Repositories:
         self._trees_loading: SingleFlight[tuple[str, str], RepoTree] = SingleFlight()
         self._renders: SingleFlight[tuple[_RenderKey, str], DirectoryRender] = SingleFlight()
         self._trees: LRU[tuple[str, str], RepoTree] = LRU(settings.tree_cache_entries)
+        self._refused: LRU[tuple[str, str], RepoError] = LRU(settings.tree_cache_entries)
         self._rendered: LRU[_RenderKey, DirectoryRender] = LRU(
             settings.render_cache_bytes, lambda r: r.weight
         )
@@ -192,15 +200,27 @@ class Repositories:
         return await self._fetches.run((cached.key, commit), fetch)
 
     async def _tree(self, cached: CachedRepo, repo: RepoURL, commit: str) -> RepoTree:
+        """The commit's listing, symlink-scanned; a refused commit stays refused (immutable)."""
         key = (cached.key, commit)
         tree = self._trees.get(key)
         if tree is not None:
             return tree
+        refused = self._refused.get(key)
+        if refused is not None:
+            raise refused.with_traceback(None)
 
         async def load() -> RepoTree:
             self.stats.tree_load += 1
-            loaded = await cached.list_tree(commit, display=repo.display)
-            check_symlinks(loaded, max_hops=self.settings.max_symlink_hops, repo=repo.display)
+            try:
+                loaded = await cached.list_tree(commit, display=repo.display)
+                check_symlinks(loaded, max_hops=self.settings.max_symlink_hops, repo=repo.display)
+            except RepoError as e:
+                if not e.transient:
+                    self._refused.put(key, e)
+                    logger.warning(
+                        "commit refused", repo=repo.display, commit=commit, reason=str(e)
+                    )
+                raise
             self._trees.put(key, loaded)
             return loaded
 
@@ -260,6 +280,9 @@ class Repositories:
             )
             result = DirectoryRender(repo.display, commit, app_dir, files, selection.skipped)
             self._rendered.put(key, result)
+            logger.debug(
+                "rendered", repo=repo.display, commit=commit, path=app_dir, files=len(files)
+            )
             return result
 
         return await self._renders.run((key, field), render)

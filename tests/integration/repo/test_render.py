@@ -132,6 +132,9 @@ async def test_escaping_symlinks_refuse_the_commit(  # noqa: PLR0917
     assert info.value.link == link
     assert problem in str(info.value)
     assert not info.value.transient
+    with pytest.raises(SymlinkError):
+        await repos.render_directory(source(origin, "apps/web"), commit)
+    assert repos.stats.tree_load == 1
 
 
 async def test_chain_through_a_directory_link_that_leaves(
