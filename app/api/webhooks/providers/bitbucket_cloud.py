@@ -1,0 +1,101 @@
+"""Bitbucket Cloud: `X-Hook-UUID` present, `X-Event-Key: repo:push`, the UUID as the secret.
+
+The repo:push payload (support.atlassian.com, "Event payloads", Push) names the repository
+by `repository.links.html.href` and lists every moved ref in `push.changes[]`, each with
+`new` and `old` ({`type`: branch or tag, `name`, `target.hash`}); `new` is null when the
+ref was deleted and `old` when it was created. Every change is matched (Argo CD reads only
+the first). The payload names neither the main branch nor the changed files: a branch push
+counts as touching HEAD and its files as unknown, so nothing that might need a refresh
+misses one.
+"""
+
+from collections.abc import Mapping
+
+from app.api.webhooks.errors import PayloadError, UnknownEvent
+from app.api.webhooks.payload import JsonObject, shown
+from app.api.webhooks.pushes import (
+    Event,
+    PushEvent,
+    Ref,
+    RefChange,
+    RefKind,
+    check_change_count,
+    read_ref,
+    repo_identity,
+)
+from app.api.webhooks.settings import WebhookSettings, setting_names
+from app.api.webhooks.signatures import check_token
+
+UUID_HEADER = "X-Hook-UUID"
+EVENT_HEADER = "X-Event-Key"
+_KINDS = {"branch": RefKind.BRANCH, "named_branch": RefKind.BRANCH, "tag": RefKind.TAG}
+
+
+def _side(change: JsonObject, key: str) -> tuple[Ref, str] | None:
+    side = change.optional_obj(key)
+    if side is None:
+        return None
+    name = read_ref(f"{side.path}.name", side.string("name"))
+    kind = _KINDS.get(side.string("type"), RefKind.OTHER)
+    return Ref(kind, name), side.obj("target").string("hash")
+
+
+def _change(change: JsonObject) -> RefChange:
+    new, old = _side(change, "new"), _side(change, "old")
+    if new is None and old is None:
+        raise PayloadError(change.path, "has neither `new` nor `old`: no ref moved")
+    ref = new[0] if new is not None else old[0] if old is not None else Ref(RefKind.OTHER, "")
+    return RefChange(
+        ref=ref,
+        before=old[1] if old is not None else "",
+        after=new[1] if new is not None else "",
+        touched_head=ref.kind is RefKind.BRANCH,
+    )
+
+
+def parse_push(doc: object, event: str) -> PushEvent:
+    root = JsonObject(doc)
+    repository = root.obj("repository")
+    html = repository.obj("links").obj("html").string("href")
+    repo_urls, keys = repo_identity([("repository.links.html.href", html)])
+    changes = root.obj("push").objects("changes", non_empty=True)
+    check_change_count("push.changes", len(changes))
+    return PushEvent(event, repo_urls, keys, tuple(_change(c) for c in changes))
+
+
+class BitbucketCloud:
+    name = "bitbucket"
+    title = "Bitbucket Cloud"
+
+    def identifies(self, headers: Mapping[str, str]) -> bool:
+        return bool(headers.get(UUID_HEADER))
+
+    def delivery_id(self, headers: Mapping[str, str]) -> str:
+        return headers.get("X-Request-UUID", "")
+
+    def secret_setting(self, settings: WebhookSettings) -> str:
+        return setting_names("bitbucket_uuid") if settings.bitbucket_uuid else ""
+
+    def authenticate(
+        self, settings: WebhookSettings, headers: Mapping[str, str], body: bytes
+    ) -> None:
+        if settings.bitbucket_uuid:
+            check_token(
+                headers,
+                header=UUID_HEADER,
+                secret=settings.bitbucket_uuid,
+                provider=self.title,
+                setting=setting_names("bitbucket_uuid"),
+            )
+
+    def parse(self, headers: Mapping[str, str], doc: object) -> Event:
+        event = headers.get(EVENT_HEADER, "")
+        if event != "repo:push":
+            raise UnknownEvent(
+                f"Bitbucket Cloud event {shown(event)} is not handled: Sluice acts on "
+                "repo:push; select only the Repository push trigger"
+            )
+        return parse_push(doc, event)
+
+
+BITBUCKET_CLOUD = BitbucketCloud()
