@@ -43,6 +43,7 @@ _REFUSED_MARKERS = (
 )
 _HISTORY_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 _FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules")
+_PACK_ORDER = (".pack", ".rev", ".bitmap", ".idx")
 
 
 def _pack_bytes(path: Path) -> int:
@@ -59,9 +60,6 @@ def _staging_dir(path: Path) -> Path | None:
         return None
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=".init-", dir=path.parent))
-
-
-_PACK_ORDER = (".pack", ".rev", ".bitmap", ".idx")
 
 
 def _borrow(path: Path, staging: Path) -> None:

@@ -82,7 +82,15 @@ def _hint(stderr: str) -> str:
 class _Auth:
     env: dict[str, str]
     config: list[tuple[str, str]]
-    secrets: list[str]
+
+
+def _write_key(home: Path, key: str) -> str:
+    """Write an ssh key 0600 into a fresh private dir under `home`; returns the dir."""
+    key_dir = tempfile.mkdtemp(prefix="key-", dir=home)
+    fd = os.open(os.path.join(key_dir, "id"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as key_file:
+        key_file.write(key.strip() + "\n")
+    return key_dir
 
 
 class GitRunner:
@@ -123,15 +131,14 @@ class GitRunner:
     async def _auth(self, remote: RepoURL | None) -> AsyncIterator[_Auth]:
         config = list(_BASE_CONFIG)
         if remote is None or remote.is_local:
-            yield _Auth({}, config, [])
+            yield _Auth({}, config)
             return
         credential = self._credentials.for_url(remote)
-        secrets = credential.secrets() if credential else []
         if remote.transport is not Transport.SSH:
             if credential is not None:
                 header = f"Authorization: {credential.authorization}"
                 config.append((f"http.{remote.without_userinfo}.extraHeader", header))
-            yield _Auth({}, config, secrets)
+            yield _Auth({}, config)
             return
         ssh = ["ssh", "-F", os.devnull, "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes"]
         if credential is not None and credential.insecure_ignore_host_key:
@@ -146,13 +153,11 @@ class GitRunner:
         key_dir: str | None = None
         try:
             if credential is not None:
-                key_dir = tempfile.mkdtemp(prefix="key-", dir=self._home)
-                key_path = os.path.join(key_dir, "id")
-                fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w") as key_file:
-                    key_file.write(credential.ssh_private_key.strip() + "\n")
-                ssh += ["-i", key_path]
-            yield _Auth({"GIT_SSH_COMMAND": shlex.join(ssh)}, config, secrets)
+                key_dir = await asyncio.to_thread(
+                    _write_key, self._home, credential.ssh_private_key
+                )
+                ssh += ["-i", os.path.join(key_dir, "id")]
+            yield _Auth({"GIT_SSH_COMMAND": shlex.join(ssh)}, config)
         finally:
             if key_dir is not None:
                 await asyncio.to_thread(_remove_tree, key_dir)
@@ -163,7 +168,6 @@ class GitRunner:
         *,
         what: str,
         git_dir: Path | None = None,
-        cwd: Path | None = None,
         remote: RepoURL | None = None,
         stdin: bytes | None = None,
         deadline: float | None = None,
@@ -193,7 +197,7 @@ class GitRunner:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=env,
-                cwd=cwd or self._home,
+                cwd=self._home,
                 start_new_session=True,
             )
             try:
