@@ -13,7 +13,6 @@ its root and checks again with the real file system.
 """
 
 import enum
-import posixpath
 from dataclasses import dataclass
 
 from app.repo.errors import PathError
@@ -93,7 +92,3 @@ def resolve_path(
         return walk(tree, path, base=base, max_hops=max_hops)
     except EscapeError as e:
         raise PathError(field, f"{path!r} {describe(e, max_hops=max_hops)}") from None
-
-
-def parent_dir(path: str) -> str:
-    return posixpath.dirname(path)
