@@ -16,7 +16,8 @@ Decisions and why:
   path, options) (singleflight.py); listings and renders are then cached in memory, keyed
   by immutable commits, so 1,000 apps on one repository cost one fetch and cheap renders.
 - Fetching (cached_repo.py): a bare cache per repository (urls.cache_key), exactly the
-  wanted commit at depth 1, fsck on, pack size capped, deadline on every git process
+  wanted commit at depth 1 through a staging repository (a failed or oversized fetch
+  leaves the cache untouched), fsck on, pack size capped, deadline on every git process
   (gitprocess.py). Only https, http, ssh and (if enabled) local repositories are accepted.
 - Credentials (credentials.py) go only to the host, port and path prefix they were
   configured for, through git's own per-URL config; never in argv, logs or errors, and
@@ -28,7 +29,8 @@ Decisions and why:
   commit's listing (tree.py), so no file of an unchecked commit touches the disk.
 - Directory sources (directory.py) follow Argo CD's walk: name order, recurse, hidden
   directories skipped, include/exclude globs with braces (globs.py), combined size cap
-  before reading. Other source types are refused by name (sourcetype.py).
+  before reading. Files are read straight from the object database, batched across apps
+  (blobs.py): no checkout at all. Other source types are refused by name (sourcetype.py).
 - Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
 
 Entry point: `service.Repositories`. Pure helpers other layers use: `urls.same_repo` and
