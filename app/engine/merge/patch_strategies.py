@@ -95,6 +95,7 @@ OBJECT_META: Final = struct(
     {
         "ownerReferences": merge_list("uid", item=ATOMIC),
         "finalizers": set_list(),
+        "creationTimestamp": Node(zero=None),
     },
     zero={},
 )
