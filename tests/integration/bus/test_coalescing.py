@@ -78,11 +78,21 @@ async def replicas(nats_url: str, redis_db_url: str) -> AsyncIterator[list[Repli
 
 
 def _consumer(
-    index: int, replica: Replica, recorder: Recorder, work_s: float
+    index: int,
+    replica: Replica,
+    recorder: Recorder,
+    work_s: float,
+    *,
+    gate: asyncio.Event | None = None,
+    settings: ConsumerSettings = FETCH,
 ) -> Consumer[RefreshRequest]:
+    """A replica's refresh consumer whose "comparison" takes `work_s` (first run: until `gate`)."""
+
     async def compare(d: Delivery[RefreshRequest], work: Pending) -> None:
         span = Span(index, d.message.app, work.level, work.count, time.monotonic())
         recorder.spans.append(span)
+        if gate is not None and len(recorder.spans) == 1:
+            await gate.wait()
         await asyncio.sleep(work_s)  # the comparison itself
         span.end = time.monotonic()
 
@@ -91,7 +101,7 @@ def _consumer(
             d.message.app, d.message.level, encode(d.message), lambda w: compare(d, w)
         )
 
-    return Consumer(replica.bus, REFRESH, handle, FETCH)
+    return Consumer(replica.bus, REFRESH, handle, settings)
 
 
 async def _storm(bus: Bus, app: AppRef, levels: list[RefreshLevel]) -> None:
@@ -107,30 +117,69 @@ async def _settled(bus: Bus) -> bool:
     return int(info.state.messages) == 0
 
 
-async def test_storm_of_2000_runs_a_handful_of_times_at_the_highest_level(
+async def _stored(bus: Bus) -> int:
+    return int((await bus.js.stream_info(subjects.WORK_STREAM)).state.messages)
+
+
+async def test_storm_during_a_run_becomes_one_follow_up_run_at_the_highest_level(
     ready_bus: Bus, replicas: list[Replica]
 ) -> None:
-    recorder = Recorder()
-    levels = [RefreshLevel.RECENT] * 2000
-    levels[1000] = RefreshLevel.FORCE
-    consumers = [_consumer(i, r, recorder, work_s=0.2) for i, r in enumerate(replicas)]
+    recorder, gate = Recorder(), asyncio.Event()
+    storm = [RefreshLevel.RECENT] * 1999
+    storm[1000] = RefreshLevel.FORCE
+    consumers = [_consumer(i, r, recorder, 0.0, gate=gate) for i, r in enumerate(replicas)]
     for consumer in consumers:
         await consumer.start()
     try:
-        await _storm(ready_bus, APP, levels)
+        await _storm(ready_bus, APP, [RefreshLevel.RECENT])
+        await eventually(lambda: _true(bool(recorder.spans)), timeout=5, what="the first run")
+        await _storm(ready_bus, APP, storm)
+
+        async def storm_absorbed() -> bool:
+            return await _stored(ready_bus) == 1  # only the holder's own message is left
+
+        await eventually(storm_absorbed, timeout=20, what="every replica to absorb the storm")
+        gate.set()
 
         async def all_answered() -> bool:
             return recorder.requests() == 2000 and await _settled(ready_bus)
+
+        await eventually(all_answered, timeout=10, what="every request answered by a run")
+    finally:
+        for consumer in consumers:
+            await consumer.stop()
+    runs = [(s.level, s.count) for s in recorder.spans]
+    assert runs == [(RefreshLevel.RECENT, 1), (RefreshLevel.FORCE, 1999)]
+
+
+async def test_runs_for_one_app_never_overlap_across_replicas(
+    ready_bus: Bus, replicas: list[Replica]
+) -> None:
+    recorder = Recorder()
+    one_at_a_time = ConsumerSettings(fetch_wait=0.2, batch=1, concurrency=4)
+    consumers = [
+        _consumer(i, r, recorder, 0.01, settings=one_at_a_time) for i, r in enumerate(replicas)
+    ]
+    for consumer in consumers:
+        await consumer.start()
+    try:
+        for burst in range(30):  # each burst after the last one's holder let go of the lease
+            await _storm(ready_bus, APP, [RefreshLevel(burst % 4)] * 20)
+            await eventually(lambda: _settled(ready_bus), timeout=5, what=f"burst {burst} done")
+
+        async def all_answered() -> bool:
+            return recorder.requests() == 600 and await _settled(ready_bus)
 
         await eventually(all_answered, timeout=20, what="every request answered by a run")
     finally:
         for consumer in consumers:
             await consumer.stop()
-    runs = [s for s in recorder.spans if s.app == APP]
-    print(f"2000 refreshes -> {len(runs)} runs: {[(s.level, s.count) for s in runs]}")
-    assert len(runs) <= 10
-    assert [s.level for s in runs].count(RefreshLevel.FORCE) == 1
+    print(
+        f"600 refreshes -> {len(recorder.spans)} runs, "
+        f"holders: {sorted({s.replica for s in recorder.spans})}"
+    )
     assert not recorder.overlaps(), "two runs for one app overlapped"
+    assert len({s.replica for s in recorder.spans}) > 1, "one replica did all runs: no contention"
 
 
 async def test_different_apps_run_at_the_same_time(ready_bus: Bus, replicas: list[Replica]) -> None:
