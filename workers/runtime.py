@@ -1,0 +1,101 @@
+"""The connections and stores one Sluice process shares between its workers.
+
+`Runtime.open(settings)` connects to NATS (creating streams and consumers), Redis and
+the control-plane cluster, and builds the stores on top; closing it closes them in
+reverse order. `sluice up` opens one Runtime for every worker; `sluice worker <name>`
+opens one for a single worker. Workers receive the Runtime and never connect themselves.
+"""
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from app import log
+from app.bus import connection as bus_connection
+from app.bus import topology
+from app.bus.connection import Bus
+from app.cluster import Cluster, ClusterSettings, load_in_cluster, load_kubeconfig
+from app.repo.service import Repositories
+from app.repo.settings import RepoSettings
+from app.store import connection as store_connection
+from app.store.connection import Redis
+from app.store.history import HistoryStore
+from app.store.livecache import LiveCache
+from app.store.manifests import ManifestCache
+from app.store.operations import OperationStore
+from app.store.status import StatusStore
+from app.store.tree import TreeStore
+from workers.clusters import ClusterRegistry
+from workers.settings import Settings
+
+logger = log.get("runtime")
+
+
+@dataclass
+class Runtime:
+    """What workers share: connections, stores, repositories and destination clusters."""
+
+    settings: Settings
+    bus: Bus
+    redis: Redis
+    clusters: ClusterRegistry
+    repos: Repositories
+    status: StatusStore
+    operations: OperationStore
+    history: HistoryStore
+    tree: TreeStore
+    live: LiveCache
+    manifests: ManifestCache
+
+    @property
+    def control_plane(self) -> Cluster:
+        return self.clusters.control_plane
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls, settings: Settings, *, cluster_settings: ClusterSettings | None = None
+    ) -> AsyncIterator["Runtime"]:
+        """Connect everything (failing fast with what to fix) and close it all on exit."""
+        async with contextlib.AsyncExitStack() as stack:
+            bus = await bus_connection.connect(settings.nats)
+            stack.push_async_callback(bus.close)
+            await topology.ensure(bus)
+            redis = await store_connection.connect(settings.redis)
+            stack.push_async_callback(redis.aclose)
+            control = settings.control_plane
+            if control.kubeconfig:
+                config = await load_kubeconfig(
+                    control.kubeconfig,
+                    control.context or None,
+                    allow_exec=control.allow_kubeconfig_exec,
+                )
+            else:
+                config = load_in_cluster()
+            cluster = await stack.enter_async_context(Cluster(config, cluster_settings))
+            repos = Repositories(
+                RepoSettings(
+                    cache_dir=settings.state_dir / "repos",
+                    allow_local=settings.allow_local_repos,
+                )
+            )
+            runtime = cls(
+                settings=settings,
+                bus=bus,
+                redis=redis,
+                clusters=ClusterRegistry(control_plane=cluster),
+                repos=repos,
+                status=StatusStore(redis),
+                operations=OperationStore(redis),
+                history=HistoryStore(redis),
+                tree=TreeStore(redis),
+                live=LiveCache(redis),
+                manifests=ManifestCache(redis),
+            )
+            logger.info(
+                "runtime.opened",
+                nats=bus.server_version,
+                cluster=cluster.name,
+                namespace=control.namespace,
+            )
+            yield runtime
