@@ -19,6 +19,8 @@ warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §
   make the app OutOfSync;
 - a kind (or namespace) the project forbids makes that resource Unknown, with the
   project's message, and so does an ignoreDifferences rule that failed on it;
+- a resource whose diff cannot be computed (malformed managedFields, a patch error) is
+  Unknown and makes the app Unknown (never OutOfSync: auto-sync must not act on it);
 - invalid ignoreDifferences rules, or a render failure (`unknown_comparison`), make every
   resource and the app Unknown with a ComparisonError condition.
 
@@ -290,8 +292,9 @@ def _server_side_prediction(
 
 def _compare_one(
     key: ResourceKey, target: KubeObject | None, live: KubeObject | None, ctx: _Context
-) -> tuple[ResourceComparison, bool]:
-    """The resource's comparison, and whether it makes the app OutOfSync."""
+) -> tuple[ResourceComparison, SyncStatusCode | None]:
+    """The resource's comparison, and what it makes the app: OutOfSync, Unknown (its diff
+    could not be computed) or nothing."""
     obj = target if target is not None else live
     assert obj is not None, "a resource has a target or a live object"
     hook = (target is not None and is_hook(target)) or (live is not None and is_hook(live))
@@ -308,10 +311,11 @@ def _compare_one(
         health=ctx.assess_health(live) if live is not None and not hook and not skip else None,
     )
     if hook or skip or is_ignored(obj) or _copied_tracking(live, ctx.settings.tracking):
-        return comparison, False
+        return comparison, None
     pair = normalize_pair(target, live, key, ctx.rules, ctx.options)
     mode = DiffMode.THREE_WAY
     messages = list(pair.problems)
+    app_effect: SyncStatusCode | None = None
     try:
         predicted: KubeObject | None = None
         orig: KubeObject | None = None
@@ -327,10 +331,12 @@ def _compare_one(
         result = diff_resource(pair.target, pair.live, orig=orig, predicted_live=predicted)
     except PatchError as e:
         messages.append(f"cannot compute the {mode.value} diff: {e}")
-        result = DiffResult(True, pair.live, pair.target)
+        result = DiffResult(False, pair.live, pair.live)
+        app_effect = SyncStatusCode.UNKNOWN
     extraneous = target is None and live is not None
     out_of_sync = result.modified or target is None or live is None
-    counts = out_of_sync and not (extraneous and IGNORE_EXTRANEOUS in _compare_options(live))
+    if out_of_sync and not (extraneous and IGNORE_EXTRANEOUS in _compare_options(live)):
+        app_effect = app_effect or SyncStatusCode.OUT_OF_SYNC
     status = SyncStatusCode.OUT_OF_SYNC if out_of_sync else SyncStatusCode.SYNCED
     permission = _permission(key, obj, ctx)
     if not permission.allowed:
@@ -348,7 +354,7 @@ def _compare_one(
         diff_mode=mode,
         message=redact_text("; ".join(messages)),
     )
-    return comparison, counts
+    return comparison, app_effect
 
 
 def _health(resources: Iterable[ResourceComparison], app: Application) -> AppHealth:
@@ -409,7 +415,7 @@ def compare(
     prepared = _prepare_targets(targets, ctx)
     managed = select_managed(live_list, prepared, app=app.name, method=settings.tracking)
     resources: list[ResourceComparison] = []
-    out_of_sync = False
+    effects: set[SyncStatusCode] = set()
     for key in [*prepared, *sorted(k for k in managed if k not in prepared)]:
         live_obj = managed.get(key)
         owner = owning_app(live_obj, settings.tracking) if live_obj is not None else None
@@ -420,14 +426,18 @@ def compare(
                     f"{key.kind}/{key.name} is part of applications {app.name} and {owner}",
                 )
             )
-        comparison, counts = _compare_one(key, prepared.get(key), live_obj, ctx)
+        comparison, effect = _compare_one(key, prepared.get(key), live_obj, ctx)
         resources.append(comparison)
-        out_of_sync = out_of_sync or counts
+        if effect is not None:
+            effects.add(effect)
         if comparison.message:
             ctx.conditions.append(
                 _condition(CONDITION_COMPARISON_ERROR, f"{key}: {comparison.message}")
             )
-    sync_status = SyncStatusCode.OUT_OF_SYNC if out_of_sync else SyncStatusCode.SYNCED
+    sync_status = next(
+        (code for code in (SyncStatusCode.UNKNOWN, SyncStatusCode.OUT_OF_SYNC) if code in effects),
+        SyncStatusCode.SYNCED,
+    )
     health = _health(resources, app)
     logger.info(
         "compared",

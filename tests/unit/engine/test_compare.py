@@ -459,3 +459,15 @@ def test_server_side_diff_follows_field_ownership() -> None:
     assert web.diff_mode is DiffMode.SERVER_SIDE
     assert web.modified, "a field Sluice applied before and no longer applies would be removed"
     assert "minReadySeconds" in web.diff
+
+
+def test_a_diff_that_cannot_be_computed_is_unknown_and_does_not_trigger_a_sync() -> None:
+    app = application(syncPolicy={"syncOptions": ["ServerSideApply=true"]})
+    live = as_live(WEB, applied=False)
+    live["metadata"]["managedFields"] = [{"manager": "sluice", "operation": "Apply"}]
+    result = run([deployment(image="nginx:2")], [live], app=app)
+    (web,) = result.resources
+    assert web.status is UNKNOWN
+    assert web.message.startswith("cannot compute the server-side diff: ")
+    assert "managedFields[0]" in web.message
+    assert result.sync_status is UNKNOWN
