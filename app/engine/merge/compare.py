@@ -15,6 +15,7 @@ sides are skipped without being walked.
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine.merge.errors import depth_guarded
 from app.engine.merge.fieldpath import FIELD, MEMBER, item_element
 from app.engine.merge.fieldset import FieldSet, Tree
 from app.engine.merge.gvk import GroupVersionKind
@@ -40,6 +41,7 @@ class Comparison:
         return bool(self.added or self.modified or self.removed)
 
 
+@depth_guarded("compare")
 def compare(old: dict[str, Any] | None, new: dict[str, Any], gvk: GroupVersionKind) -> Comparison:
     """What changed from `old` (None: nothing yet) to `new`, field by field."""
     return compare_objects(old or {}, new, root_for(gvk))

@@ -10,7 +10,13 @@ path one segment per frame (a `try` costs nothing until it raises), so the happy
 never builds path strings.
 """
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _SHOWN_VALUE_CHARS = 40
 
@@ -120,3 +126,25 @@ class Fault(Exception):
 
     def error(self, patch_type: str) -> PatchError:
         return PatchError(self.where(), self.problem, patch_type=patch_type)
+
+
+def depth_guarded(patch_type: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Turn a document nested past Python's recursion limit into a PatchError.
+
+    The walkers build new objects and never mutate their inputs, so unwinding from any
+    depth leaves everything as it was.
+    """
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return function(*args, **kwargs)
+            except RecursionError:
+                raise PatchError(
+                    "", "the document nests too deeply", patch_type=patch_type
+                ) from None
+
+        return guarded
+
+    return decorate

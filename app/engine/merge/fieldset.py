@@ -15,7 +15,7 @@ are refused the way the API server refuses them.
 from collections.abc import Iterable, Iterator
 from typing import Any, Final, cast
 
-from app.engine.merge.errors import Fault, ManagedFieldsError
+from app.engine.merge.errors import Fault, ManagedFieldsError, depth_guarded
 from app.engine.merge.fieldpath import (
     FIELD,
     INDEX,
@@ -147,6 +147,7 @@ class FieldSet:
     __and__ = intersection
     __sub__ = difference
 
+    @depth_guarded("remove fields")
     def remove_from(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A copy of `obj` without the set's members and everything below them.
 

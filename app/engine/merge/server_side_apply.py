@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from app import log
 from app.engine.merge.compare import compare_objects
-from app.engine.merge.errors import ApplyConflict, Conflict, Fault, PatchError
+from app.engine.merge.errors import ApplyConflict, Conflict, Fault, PatchError, depth_guarded
 from app.engine.merge.fieldpath import FIELD, MEMBER
 from app.engine.merge.fieldset import FieldSet, Tree, fields_of, is_member, remove_paths
 from app.engine.merge.gvk import GroupVersionKind
@@ -47,6 +47,7 @@ logger = log.get("merge")
 _PATCH_TYPE: Final = "server-side apply"
 
 
+@depth_guarded(_PATCH_TYPE)
 def server_side_apply(
     live: dict[str, Any] | None,
     applied: dict[str, Any],
@@ -72,8 +73,6 @@ def server_side_apply(
     if reset:
         applied = reset.remove_from(applied)
     claimed = fields_of(applied, node) - NEVER_OWNED
-    if reset:
-        claimed = claimed - reset
     body, raw = without_managed_fields(live) if live is not None else ({}, None)
     managers = read(raw)
     if live is not None and not managers:

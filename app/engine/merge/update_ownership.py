@@ -12,7 +12,7 @@ stays untracked until its first apply.
 from typing import Any
 
 from app.engine.merge.compare import compare_objects
-from app.engine.merge.errors import ManagedFieldsError, PatchError
+from app.engine.merge.errors import ManagedFieldsError, PatchError, depth_guarded
 from app.engine.merge.gvk import GroupVersionKind
 from app.engine.merge.managed_fields import (
     NEVER_OWNED,
@@ -27,6 +27,7 @@ from app.engine.merge.managed_fields import (
 from app.engine.merge.patch_strategies import root_for
 
 
+@depth_guarded("update")
 def record_update(
     old: dict[str, Any] | None,
     new: dict[str, Any],

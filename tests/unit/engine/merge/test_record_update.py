@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 import yaml
 
-from app.engine.merge import FieldSet, GroupVersionKind, record_update, server_side_apply
+from app.engine.merge import (
+    FieldSet,
+    GroupVersionKind,
+    PatchError,
+    record_update,
+    server_side_apply,
+)
 
 REAL = yaml.safe_load((Path(__file__).parent / "cases" / "real_deployment.yaml").read_text())
 DEPLOYMENT = GroupVersionKind("apps", "v1", "Deployment")
@@ -207,3 +213,14 @@ def test_metadata_bookkeeping_is_never_owned() -> None:
         now=T0,
     )
     assert owned(created, "kubectl") == [".data", ".data.k"]
+
+
+def test_a_pathologically_deep_object_is_refused_cleanly() -> None:
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(5000):
+        inner["a"] = {}
+        inner = inner["a"]
+    new = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": deep}
+    with pytest.raises(PatchError, match="nests too deeply"):
+        record_update(None, new, manager="m", gvk=GroupVersionKind("", "v1", "ConfigMap"), now=T0)
