@@ -471,3 +471,16 @@ def test_a_diff_that_cannot_be_computed_is_unknown_and_does_not_trigger_a_sync()
     assert web.message.startswith("cannot compute the server-side diff: ")
     assert "managedFields[0]" in web.message
     assert result.sync_status is UNKNOWN
+
+
+def test_compare_never_modifies_its_inputs() -> None:
+    app = application(
+        ignoreDifferences=[
+            {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
+        ]
+    )
+    targets = [deployment(image="nginx:2", replicas=3), {**secret(), "stringData": {"a": "b"}}]
+    live = [as_live(WEB), as_live(deployment("old")), as_live(secret(a="Yw=="))]
+    before = copy.deepcopy((targets, live))
+    run(targets, live, app=app)
+    assert (targets, live) == before
