@@ -14,6 +14,7 @@ MessageError with the field at fault, which the consumer turns into a terminated
 """
 
 import dataclasses
+import functools
 import json
 import typing
 from dataclasses import dataclass
@@ -161,7 +162,7 @@ def decode(channel: Channel[M], data: bytes) -> M:
             f"{what}: message version {version!r}, this worker reads version {VERSION}; "
             "run the same Sluice version on every worker"
         )
-    hints = typing.get_type_hints(channel.payload)
+    hints = _hints(channel.payload)
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(typing.cast(Any, channel.payload)):
         if f.name not in doc:
@@ -170,6 +171,11 @@ def decode(channel: Channel[M], data: bytes) -> M:
             continue
         kwargs[f.name] = _decode_value(hints[f.name], doc[f.name], f"{what}.{f.name}")
     return channel.payload(**kwargs)
+
+
+@functools.cache
+def _hints(payload: type) -> dict[str, Any]:
+    return typing.get_type_hints(payload)
 
 
 def _decode_value(tp: Any, value: Any, where: str) -> Any:

@@ -11,7 +11,9 @@ tries to take `lease:<stage>:<app>`, in one Lua step:
     finish     holder only: inflight is done; release the lease if nothing is pending,
                else keep it and loop (take again).
     abandon    holder failed: inflight goes back to pending, the lease is released, and
-               the holder's message is redelivered later (the consumer naks it).
+               the holder's message is redelivered later (the consumer naks it). A failure
+               the caller marks as poison (`discard=`) is not handed back: that work is
+               dropped (a poison payload must not ride along with the next request).
 
 Because offer and finish are each atomic, no wake-up is lost: an offer either lands
 before the holder's finish (which then sees pending and loops) or after it (and takes the
@@ -165,11 +167,16 @@ class Coalescer:
         level: int,
         payload: bytes,
         handle: Callable[[Pending], Awaitable[None]],
+        *,
+        discard: tuple[type[Exception], ...] = (),
     ) -> int:
         """Offer one request; if this call takes the lease, run `handle` until nothing is pending.
 
         Returns how many times `handle` ran here (0: another holder will cover it).
-        Raises what `handle` raised (its work is handed back first) or LeaseLost.
+        Raises what `handle` raised (its work is handed back first) or LeaseLost. An
+        exception of a `discard` type (a poison payload) is not handed back: that run's work
+        is dropped, the loop goes on with whatever else is pending, and the exception is
+        raised at the end, so the delivery is settled as the handler asked.
         """
         if len(payload) > MAX_PAYLOAD_BYTES:
             raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD_BYTES}")
@@ -188,7 +195,7 @@ class Coalescer:
         if not taken:
             return 0  # coalesced: the holder's next run counts it (`requests` in work.run)
         keeper = asyncio.create_task(self._keep(names[2], token, name), name=f"lease:{names[2]}")
-        runs = 0
+        runs, dropped = 0, None
         try:
             while True:
                 reply = await self._take(keys=names, args=[token, self._lease_ms])
@@ -197,13 +204,17 @@ class Coalescer:
                 if reply:
                     work = Pending(int(reply[0]), int(reply[1]), bytes(reply[2] or b""))
                     log_.info("work.run", level=work.level, requests=work.count)
-                    await self._guarded(handle(work), keeper, name)
+                    try:
+                        await self._guarded(handle(work), keeper, name)
+                    except discard as e:
+                        log_.error("work.dropped", level=work.level, reason=str(e))
+                        dropped = e
                     runs += 1
                 more = await self._finish(keys=names, args=[token, self._lease_ms])
                 if more < 0:
                     raise LeaseLost(f"{self.stage} lease of {name} expired while its handler ran")
                 if more == 0:
-                    return runs
+                    break
         except BaseException:
             await self._hand_back(names, token, pending_ms)
             raise
@@ -211,6 +222,9 @@ class Coalescer:
             keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
+        if dropped is not None:
+            raise dropped
+        return runs
 
     async def _guarded(self, work: Awaitable[None], keeper: asyncio.Task[None], name: str) -> None:
         """Run `work` unless the lease is lost first (then cancel it: no two holders overlap)."""

@@ -19,6 +19,7 @@ import pytest
 from app.bus import subjects, topology
 from app.bus.connection import Bus, NatsSettings, connect
 from app.bus.consumer import Consumer, ConsumerSettings, Delivery
+from app.bus.errors import Poison
 from app.bus.messages import REFRESH, RefreshRequest, encode
 from app.bus.subjects import AppRef, Work
 from app.bus.topology import TopologySettings
@@ -280,6 +281,21 @@ async def test_a_failed_run_hands_its_work_back(redis_client: Redis) -> None:
 
     assert await coalescer.run(APP, 1, b"recent", ok) == 1
     assert levels == [3, 3], "the failed run's level must come back with the next request"
+
+
+async def test_a_poison_run_is_dropped_not_handed_back(redis_client: Redis) -> None:
+    coalescer = Coalescer(redis_client, "compare")
+    seen: list[bytes] = []
+
+    async def work(p: Pending) -> None:
+        seen.append(p.payload)
+        if p.payload == b"poison":
+            raise Poison("source can never render")
+
+    with pytest.raises(Poison):
+        await coalescer.run(APP, 3, b"poison", work, discard=(Poison,))
+    assert await coalescer.run(APP, 1, b"next", work, discard=(Poison,)) == 1
+    assert seen == [b"poison", b"next"]
 
 
 async def test_a_holder_that_loses_its_lease_is_cancelled(redis_client: Redis) -> None:
