@@ -172,13 +172,15 @@ class WebhookHandler:
         answer: dict[str, Any] = {"provider": provider.name, "event": event.event}
         answer["delivery"] = delivery
         if isinstance(event, Ignored):
-            log_.info("webhook.ignored", event=event.event, reason=event.reason)
+            log_.info("webhook.ignored", hook_event=event.event, reason=event.reason)
             return web.json_response(answer | {"matched": 0, "ignored": event.reason}), "ignored"
         log_ = log_.bind(
-            event=event.event,
-            repo=[redact_text(url) for url in event.repo_urls],
+            hook_event=event.event,
+            repo=[redact_text(url) for url in event.repo.urls],
             refs=[str(change.ref) for change in event.changes[:10]],
         )
+        for problem in event.repo.unusable:
+            log_.warning("webhook.url_unusable", reason=redact_text(problem))
         decisions = decide_all(event, await self._applications())
         for decision in decisions:
             log_.info(

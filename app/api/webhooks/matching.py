@@ -111,7 +111,7 @@ def _shown_paths(paths: Sequence[str]) -> str:
 def decide(event: PushEvent, application: Application) -> Decision | None:
     """The decision for one app, or None when no source of it uses the pushed repository."""
     sources: list[ApplicationSource] = application.spec.all_sources
-    using = [(i, s) for i, s in enumerate(sources) if _repo_key(s.repo_url) in event.repo_keys]
+    using = [(i, s) for i, s in enumerate(sources) if _repo_key(s.repo_url) in event.repo.keys]
     if not using:
         return None
     followed: list[tuple[RefChange, str]] = []

@@ -78,14 +78,22 @@ class RefChange:
 
 
 @dataclass(frozen=True, slots=True)
+class RepoIdentity:
+    """The URLs a payload names its repository by, and their match keys."""
+
+    urls: tuple[str, ...]
+    keys: frozenset[str]
+    unusable: tuple[str, ...] = ()
+    """Why some URL fields were left out (reported in the log, not fatal)."""
+
+
+@dataclass(frozen=True, slots=True)
 class PushEvent:
     """A push to one repository, named by every URL the payload carries for it."""
 
     event: str
     """The provider's event name (`push`, `Tag Push Hook`, `repo:refs_changed`, ...)."""
-    repo_urls: tuple[str, ...]
-    repo_keys: frozenset[str]
-    """`match_key` of each URL: what Application repoURLs are compared with."""
+    repo: RepoIdentity
     changes: tuple[RefChange, ...]
 
 
@@ -100,23 +108,29 @@ class Ignored:
 Event = PushEvent | Ignored
 
 
-def repo_identity(urls: list[tuple[str, str]]) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The (field, URL) pairs a payload gave, checked: the URLs and their match keys.
+def repo_identity(urls: list[tuple[str, str]]) -> RepoIdentity:
+    """The (field, URL) pairs a payload gave, parsed: the usable URLs and their match keys.
 
-    A URL Sluice cannot parse is a PayloadError naming its field; at least one is required.
+    One usable URL is enough (hosts send odd secondary forms, such as an ssh URL without
+    its `:`); when none parses, PayloadError names the first field and its problem.
     """
     if not urls:
         raise PayloadError("repository", "carries no repository URL to match applications by")
+    good: list[str] = []
     keys: set[str] = set()
+    unusable: list[PayloadError] = []
     for field, url in urls:
         try:
             keys.add(match_key(parse_repo_url(url, field=field)))
+            good.append(url)
         except RepoURLError as e:
             problem = e.message.removeprefix(f"{field}: ")
-            raise PayloadError(
-                field, f"is not a repository URL Sluice can match: {problem}"
-            ) from None
-    return tuple(url for _, url in urls), frozenset(keys)
+            unusable.append(
+                PayloadError(field, f"is not a repository URL Sluice can match: {problem}")
+            )
+    if not good:
+        raise unusable[0]
+    return RepoIdentity(tuple(good), frozenset(keys), tuple(e.message for e in unusable))
 
 
 def bounded_files(groups: list[list[str]]) -> tuple[str, ...]:

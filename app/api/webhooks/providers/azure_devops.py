@@ -49,12 +49,12 @@ def parse_push(root: JsonObject) -> PushEvent:
     for key in ("sshUrl", "webUrl"):
         if repository.has(key):
             urls.append((f"resource.repository.{key}", repository.string(key)))
-    repo_urls, keys = repo_identity(urls)
+    repo = repo_identity(urls)
     default_branch = repository.optional_string("defaultBranch")
     updates = resource.objects("refUpdates", non_empty=True)
     check_change_count("resource.refUpdates", len(updates))
     changes = tuple(_change(u, default_branch) for u in updates)
-    return PushEvent(PUSH_EVENT, repo_urls, keys, changes)
+    return PushEvent(PUSH_EVENT, repo, changes)
 
 
 class AzureDevOps:

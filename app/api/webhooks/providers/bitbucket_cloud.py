@@ -57,10 +57,10 @@ def parse_push(doc: object, event: str) -> PushEvent:
     root = JsonObject(doc)
     repository = root.obj("repository")
     html = repository.obj("links").obj("html").string("href")
-    repo_urls, keys = repo_identity([("repository.links.html.href", html)])
+    repo = repo_identity([("repository.links.html.href", html)])
     changes = root.obj("push").objects("changes", non_empty=True)
     check_change_count("push.changes", len(changes))
-    return PushEvent(event, repo_urls, keys, tuple(_change(c) for c in changes))
+    return PushEvent(event, repo, tuple(_change(c) for c in changes))
 
 
 class BitbucketCloud:

@@ -49,10 +49,10 @@ def parse_push(doc: object, event: str) -> PushEvent:
     usable = [url for url, name in zip(urls, names, strict=True) if name in _CLONE_NAMES]
     if not usable:
         raise PayloadError("repository.links.clone", "has no link named http, https or ssh")
-    repo_urls, keys = repo_identity(usable)
+    repo = repo_identity(usable)
     changes = root.objects("changes", non_empty=True)
     check_change_count("changes", len(changes))
-    return PushEvent(event, repo_urls, keys, tuple(_change(c) for c in changes))
+    return PushEvent(event, repo, tuple(_change(c) for c in changes))
 
 
 class BitbucketServer:

@@ -42,7 +42,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
     for key in ("clone_url", "ssh_url"):
         if repository.has(key):
             urls.append((f"repository.{key}", repository.string(key)))
-    repo_urls, keys = repo_identity(urls)
+    repo = repo_identity(urls)
     ref = Ref.parse(read_ref("ref", root.string("ref")))
     before = root.string("before")
     after = root.string("after")
@@ -58,7 +58,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
         touched_head=ref.kind is RefKind.BRANCH and ref.name == default_branch,
         changed_files=bounded_files(groups) if files_known else (),
     )
-    return PushEvent(event, repo_urls, keys, (change,))
+    return PushEvent(event, repo, (change,))
 
 
 class GitHub:

@@ -44,7 +44,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
     for key in ("git_http_url", "git_ssh_url"):
         if project.has(key):
             urls.append((f"project.{key}", project.string(key)))
-    repo_urls, keys = repo_identity(urls)
+    repo = repo_identity(urls)
     ref = Ref.parse(read_ref("ref", root.string("ref")))
     before = root.string("before")
     after = root.string("after")
@@ -61,7 +61,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
         touched_head=ref.kind is RefKind.BRANCH and ref.name == default_branch,
         changed_files=bounded_files(groups) if files_known else (),
     )
-    return PushEvent(event, repo_urls, keys, (change,))
+    return PushEvent(event, repo, (change,))
 
 
 class GitLab:
