@@ -54,7 +54,7 @@ async def test_fires_at_its_time_on_the_target_subject(
     await schedules.schedule(ready_bus, RESYNC, _refresh("resync"), when)
     arrived, delivery = await _next(fired)
     assert arrived >= when.timestamp() - 0.05, "fired early"
-    assert arrived - when.timestamp() < 1.5, "fired late"
+    assert arrived - when.timestamp() < 3, "fired late"
     assert delivery.message == _refresh("resync")
     assert delivery.subject == subjects.work(subjects.Work.REFRESH, APP)
     assert delivery.scheduled_by == subjects.schedule(Purpose.RESYNC, APP)
@@ -92,7 +92,7 @@ async def test_a_time_in_the_past_fires_at_once(ready_bus: Bus, fired: asyncio.Q
     start = time.time()
     await schedules.schedule(ready_bus, RESYNC, _refresh("overdue"), _in(-30))
     arrived, _ = await _next(fired)
-    assert arrived - start < 1.5
+    assert arrived - start < 3
 
 
 @pytest.mark.parametrize(
