@@ -27,6 +27,17 @@ redelivered by JetStream after ack_wait; `lease_ttl` must be well below ack_wait
 it) so that redelivery finds the lease expired and takes over even if nothing else
 arrives. If a holder finds its lease gone (it stalled past `lease_ttl`), its handler is
 cancelled and LeaseLost raised: another holder may be running, and two must never overlap.
+
+A worker wraps its handler so (the consumer acks when `run` returns, naks when it raises):
+
+    coalescer = Coalescer(redis, "compare")
+
+    async def on_refresh(d: Delivery[RefreshRequest]) -> None:
+        await coalescer.run(d.message.app, d.message.level, encode(d.message), compare,
+                            discard=(Poison,))
+
+    async def compare(work: Pending) -> None:
+        request = decode(REFRESH, work.payload)   # level: work.level (max of all merged)
 """
 
 import asyncio
