@@ -76,10 +76,6 @@ def go_text(value: Any) -> str:
     return repr(value)
 
 
-def is_scalar(value: Any) -> bool:
-    return type(value) not in _CONTAINERS
-
-
 def drop_nulls(value: Any) -> Any:
     """`value` without null map entries at any depth; the same object if it has none."""
     t = type(value)
