@@ -136,7 +136,7 @@ class ConfigError(ClusterError):
     """The kubeconfig or in-cluster configuration cannot be used."""
 
 
-_SECRET_VALUE = re.compile(r'(Invalid value: )"(?:[^"\\]|\\.)*"')
+_SECRET_VALUE = re.compile(r"""(Invalid value: )(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 
 
 def scrub(text: str, *, secret: bool = False) -> str:

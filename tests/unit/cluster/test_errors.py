@@ -112,13 +112,14 @@ def test_credentials_in_server_messages_are_removed() -> None:
         assert secret not in text
 
 
-def test_secret_values_are_masked_in_invalid_messages() -> None:
+@pytest.mark.parametrize("quote", ['"', "'"], ids=["double-quoted", "single-quoted"])
+def test_secret_values_are_masked_in_invalid_messages(quote: str) -> None:
     target = Target("apply", "Secret", "v1", "shop", "db")
     body = status_body(
         422,
         "Invalid",
-        'Secret "db" is invalid: data[pw]: Invalid value: "hunter2": bad',
-        causes=[{"field": "data[pw]", "message": 'Invalid value: "hunter2": bad'}],
+        f'Secret "db" is invalid: data[pw]: Invalid value: {quote}hunter2{quote}: bad',
+        causes=[{"field": "data[pw]", "message": f"Invalid value: {quote}hunter2{quote}: bad"}],
     )
     err = error_for_status(422, body, target)
     assert "hunter2" not in str(err)
