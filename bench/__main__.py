@@ -34,12 +34,11 @@ def run(argv: list[str]) -> int:
             print(f"  {name:<20} {summary(module)}")
         return 0
     name, *rest = argv
-    module = available.get(name)
-    if module is None:
+    if name not in available:
         known = ", ".join(sorted(available)) or "none"
         print(f"no benchmark named {name!r} (known: {known})", file=sys.stderr)
         return 2
-    result: int = module.main(rest)
+    result: int = available[name].main(rest)
     return result
 
 
