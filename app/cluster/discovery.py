@@ -140,9 +140,8 @@ class Discovery:
         return doc
 
     async def _fetch(self) -> ResourceIndex:
-        core, named = await asyncio.gather(
-            self._get("/api", AGGREGATED_ACCEPT), self._get("/apis", AGGREGATED_ACCEPT)
-        )
+        accept = AGGREGATED_ACCEPT if self._settings.aggregated_discovery else "application/json"
+        core, named = await asyncio.gather(self._get("/api", accept), self._get("/apis", accept))
         resources: list[ResourceType] = []
         groups: list[GroupVersions] = []
         plain: list[GroupVersions] = []

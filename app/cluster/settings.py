@@ -33,5 +33,8 @@ class ClusterSettings:
     discovery_miss_refresh_interval: float = 1.0
     """A kind missing from discovery triggers a refresh only if the cache is older than this
     (seconds); `Cluster.invalidate()` and CRD writes through the client always refresh."""
+    aggregated_discovery: bool = True
+    """Ask for aggregated discovery (two requests, Kubernetes >= 1.26) before the plain
+    per-group-version documents; False: always the plain ones."""
     user_agent: str = "sluice"
     """The User-Agent header sent with every request."""

@@ -112,3 +112,14 @@ async def test_misses_are_rate_limited_until_invalidated(
         slow.invalidate()
         applied = await slow.apply(widget(group, namespace))
         assert applied["kind"] == "Widget"
+
+
+async def test_both_discovery_formats_agree(local_cluster: Any, cluster: Cluster) -> None:
+    aggregated = await cluster.discovery.index()
+    async with await open_cluster(
+        local_cluster, ClusterSettings(aggregated_discovery=False)
+    ) as plain_client:
+        plain = await plain_client.discovery.index()
+    assert not plain.failed
+    assert sorted(aggregated.resources, key=str) == sorted(plain.resources, key=str)
+    assert aggregated.groups == plain.groups
