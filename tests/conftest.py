@@ -10,7 +10,11 @@ import pytest
 
 from tests.support import procs
 
-pytest_plugins = ["tests.support.fixtures_servers", "tests.support.fixtures_cluster"]
+pytest_plugins = [
+    "tests.support.fixtures_servers",
+    "tests.support.fixtures_cluster",
+    "tests.support.fixtures_pipeline",
+]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,0 +1,52 @@
+"""The whole pipeline's parts for integration tests: a Runtime on real servers, a git repo.
+
+- `settings`: Settings pointing at the session NATS, this test's Redis database, the
+  test's local cluster and a state dir under tmp_path, with local repositories allowed
+  and short timings (resync off unless a test turns it on).
+- `runtime`: `Runtime.open(settings)` (streams and consumers created), closed after.
+- `git_repo`: an empty `GitRepo` served over `file://`.
+"""
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.bus.connection import Bus, NatsSettings
+from app.localcluster import LocalCluster
+from app.store.connection import RedisSettings
+from tests.support.gitrepo import GitRepo
+from workers.runtime import Runtime
+from workers.settings import ControlPlaneSettings, Settings, TimingSettings
+
+
+@pytest.fixture
+def settings(
+    tmp_path: Path, nats_url: str, redis_db_url: str, bus: Bus, local_cluster: LocalCluster
+) -> Settings:
+    """Settings for a pipeline test (the `bus` fixture has cleared earlier tests' streams)."""
+    return Settings(
+        nats=NatsSettings(url=nats_url, name="sluice-test"),
+        redis=RedisSettings(url=redis_db_url),
+        control_plane=ControlPlaneSettings(
+            namespace="sluice", kubeconfig=str(local_cluster.kubeconfig_path)
+        ),
+        timing=replace(TimingSettings(), resync=0.0, wave_delay=0.2),
+        state_dir=tmp_path / "state",
+        allow_local_repos=True,
+        concurrency=8,
+    )
+
+
+@pytest.fixture
+async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    async with Runtime.open(settings) as rt:
+        yield rt
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Iterator[GitRepo]:
+    repo = GitRepo.create(tmp_path / "repo")
+    yield repo
+    repo.close()
