@@ -49,9 +49,8 @@ def _github_headers(body: bytes, secret: str, delivery: str) -> dict[str, str]:
 
 
 def _gitlab_headers(body: bytes, secret: str, delivery: str) -> dict[str, str]:
-    kind = json.loads(body).get("object_kind")
     headers = {
-        "X-Gitlab-Event": "Tag Push Hook" if kind == "tag_push" else "Push Hook",
+        "X-Gitlab-Event": "Tag Push Hook" if b'"object_kind": "tag_push"' in body else "Push Hook",
         "X-Gitlab-Event-UUID": delivery,
         "X-Gitlab-Instance": "https://gitlab.example.com",
         "User-Agent": "GitLab/17.0.0",
