@@ -18,6 +18,7 @@ from app.cluster import Cluster, ClusterSettings, load_in_cluster, load_kubeconf
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.store import connection as store_connection
+from app.store.apps import AppRegistry
 from app.store.connection import Redis
 from app.store.history import HistoryStore
 from app.store.livecache import LiveCache
@@ -40,6 +41,7 @@ class Runtime:
     redis: Redis
     clusters: ClusterRegistry
     repos: Repositories
+    apps: AppRegistry
     status: StatusStore
     operations: OperationStore
     history: HistoryStore
@@ -85,6 +87,7 @@ class Runtime:
                 redis=redis,
                 clusters=ClusterRegistry(control_plane=cluster),
                 repos=repos,
+                apps=AppRegistry(redis),
                 status=StatusStore(redis),
                 operations=OperationStore(redis),
                 history=HistoryStore(redis),

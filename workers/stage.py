@@ -6,6 +6,10 @@ lease runs the handler until nothing is pending; every other delivery is acknowl
 at once, its level merged into what the holder runs next. So a storm of refreshes for
 one app becomes a handful of handler runs at the highest level asked, and two runs for
 one app never overlap across replicas.
+
+Each kind of work has its own lease per app (the stage name is the work's name). The
+compare worker's `refresh` stage only routes (it never compares), so comparisons are
+serialized by the `compare` stage alone.
 """
 
 from collections.abc import Awaitable, Callable

@@ -1,5 +1,9 @@
 """Every Redis key Sluice uses, on one screen.
 
+    sluice:app:{ns/app}                hash  doc (Application JSON without status), spec (hash)
+    sluice:apps                        set   ns/app of every registered Application
+    sluice:project:{ns/name}           str   AppProject JSON
+    sluice:refs:{repo}                 str   ls-remote listing of a repository (short TTL)
     sluice:status:{ns/app}             hash  seq, status (comparison result JSON)
     sluice:compare-seq:{ns/app}        int   comparisons begun (the next seq)
     sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON)
@@ -52,6 +56,27 @@ def _stage(stage: str) -> str:
     return stage
 
 
+def app(app: AppIdentity) -> str:
+    return f"{PREFIX}app:{{{_app(app)}}}"
+
+
+APPS = f"{PREFIX}apps"
+
+
+def project(namespace: str, name: str) -> str:
+    return f"{PREFIX}project:{{{namespace}/{name}}}"
+
+
+def refs(repo_key: str) -> str:
+    """`repo_key` is already a digest (see `repo_digest`)."""
+    return f"{PREFIX}refs:{{{repo_key}}}"
+
+
+def repo_digest(repo_url: str) -> str:
+    """A repository URL as a key part: a digest, since a URL may carry credentials."""
+    return hashlib.sha256(repo_url.encode()).hexdigest()[:32]
+
+
 def status(app: AppIdentity) -> str:
     return f"{PREFIX}status:{{{_app(app)}}}"
 
@@ -85,8 +110,7 @@ def live_warm(app: AppIdentity) -> str:
 
 
 def manifests(repo_url: str, commit: str, spec_hash: str) -> str:
-    repo = hashlib.sha256(repo_url.encode()).hexdigest()[:32]
-    return f"{PREFIX}manifests:{{{repo}}}:{commit}:{spec_hash}"
+    return f"{PREFIX}manifests:{{{repo_digest(repo_url)}}}:{commit}:{spec_hash}"
 
 
 def lease(name: str) -> str:

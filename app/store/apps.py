@@ -1,0 +1,146 @@
+"""The app registry: every Application and AppProject Sluice reconciles, for fast reads.
+
+The watcher is the only writer: it mirrors the Application and AppProject resources of
+the control-plane namespaces into Redis; every other stage reads from here instead of
+asking the API server. `put` tells the watcher whether the spec changed (a `force`
+refresh follows) in the same atomic step that stores it.
+
+Status is not stored here (the status store owns it): the registry holds what the user
+wrote: metadata and spec, plus a pending `operation` if one was set on the resource.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from app import log
+from app.model.application import Application
+from app.model.project import AppProject
+from app.store import keys
+from app.store.connection import Redis
+from app.store.keys import AppIdentity
+from app.store.values import as_bytes, dumps, load_model
+
+logger = log.get("store")
+
+MAX_APP_BYTES = 1 << 20
+"""Largest Application or AppProject stored (the API server's own limit is 1.5 MiB)."""
+
+_PUT = """
+local previous = redis.call('HGET', KEYS[1], 'spec')
+redis.call('HSET', KEYS[1], 'doc', ARGV[1], 'spec', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+if not previous then
+  return 2
+end
+if previous ~= ARGV[2] then
+  return 1
+end
+return 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class AppChange:
+    """What `put` found."""
+
+    created: bool
+    """The app was not registered before."""
+    spec_changed: bool
+    """The spec differs from the stored one (always true when created)."""
+
+
+def _canonical(doc: Any) -> str:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+def _stored(app: Application) -> dict[str, Any]:
+    doc = app.to_dict()
+    doc.pop("status", None)
+    meta = doc.get("metadata") or {}
+    for volatile in ("resourceVersion", "managedFields"):
+        meta.pop(volatile, None)
+    return doc
+
+
+class AppRegistry:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._put = redis.register_script(_PUT)
+
+    async def put(self, app: Application) -> AppChange:
+        """Store an Application; whether it is new and whether its spec changed."""
+        doc = _stored(app)
+        name = f"{app.namespace}/{app.name}"
+        data = dumps(doc, what=f"Application {name}", limit=MAX_APP_BYTES)
+        spec_hash = hashlib.sha256(_canonical(doc["spec"]).encode()).hexdigest()
+        outcome = int(
+            await self._put(keys=[keys.app(app), keys.APPS], args=[data, spec_hash, name])
+        )
+        return AppChange(created=outcome == 2, spec_changed=outcome >= 1)
+
+    async def get(self, ref: AppIdentity) -> Application | None:
+        data = as_bytes(await self._redis.hget(keys.app(ref), "doc"))
+        return load_model(Application, data, what=f"Application {ref.namespace}/{ref.name}")
+
+    async def delete(self, ref: AppIdentity) -> bool:
+        """Forget an Application; False if it was not registered."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(keys.app(ref))
+            pipe.srem(keys.APPS, f"{ref.namespace}/{ref.name}")
+            removed, _ = await pipe.execute()
+        return bool(removed)
+
+    async def names(self) -> list[tuple[str, str]]:
+        """(namespace, name) of every registered Application, sorted."""
+        members = await self._redis.smembers(keys.APPS)
+        out = []
+        for member in members:
+            text = member.decode() if isinstance(member, bytes) else str(member)
+            namespace, _, name = text.partition("/")
+            out.append((namespace, name))
+        return sorted(out)
+
+    async def all(self) -> list[Application]:
+        """Every registered Application that can be read (unreadable ones are logged)."""
+        names = await self.names()
+        if not names:
+            return []
+        refs = [_Ref(namespace, name) for namespace, name in names]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for ref in refs:
+                pipe.hget(keys.app(ref), "doc")
+            values = await pipe.execute()
+        apps = []
+        for ref, data in zip(refs, values, strict=True):
+            app = load_model(
+                Application, as_bytes(data), what=f"Application {ref.namespace}/{ref.name}"
+            )
+            if app is not None:
+                apps.append(app)
+        return apps
+
+    async def put_project(self, project: AppProject) -> None:
+        doc = project.to_dict()
+        doc.pop("status", None)
+        name = f"{project.metadata.namespace}/{project.name}"
+        data = dumps(doc, what=f"AppProject {name}", limit=MAX_APP_BYTES)
+        await self._redis.set(keys.project(project.metadata.namespace, project.name), data)
+
+    async def get_project(self, namespace: str, name: str) -> AppProject | None:
+        """The stored project; Argo CD's permissive `default` when `default` is not stored."""
+        data = as_bytes(await self._redis.get(keys.project(namespace, name)))
+        project = load_model(AppProject, data, what=f"AppProject {namespace}/{name}")
+        if project is None and name == "default" and data is None:
+            return AppProject.default()
+        return project
+
+    async def delete_project(self, namespace: str, name: str) -> None:
+        await self._redis.delete(keys.project(namespace, name))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    namespace: str
+    name: str

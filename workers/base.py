@@ -1,0 +1,13 @@
+"""What every worker module provides: `build(runtime) -> Worker`."""
+
+from typing import Protocol
+
+
+class Worker(Protocol):
+    """A pipeline stage: started once, stopped once (draining what it is doing)."""
+
+    name: str
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
