@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from app import log
 
-COMMAND_MODULES = ("app.cli.up",)
+COMMAND_MODULES = ("app.cli.up", "app.cli.worker")
 
 
 def build_parser() -> argparse.ArgumentParser:
