@@ -1,1 +1,19 @@
-"""TBD"""
+"""The engine: every decision of Argo CD's sync pipeline, as pure functions.
+
+Nothing here performs I/O (an import-linter contract keeps it so): workers hand the
+engine what they read (an Application, rendered manifests, live objects, the stored
+operation) and act on what it returns. Every decision carries its reason as data, the
+text a user will see in a condition, an event or a log line.
+
+- `manifests`: bounded multi-document YAML/JSON loading (alias bombs, sizes, duplicates).
+- `tracking`: which live objects belong to an app (tracking-id annotation, label).
+- `normalize`, `ignore`, `diff`: canonical forms, ignoreDifferences, the three-way diff.
+- `merge`: Kubernetes merge semantics (strategic merge, merge patch, managedFields, SSA).
+- `health`: per-kind health, Lua customizations, app aggregation.
+- `compare`: one app's comparison: per-resource status, app sync status, conditions.
+- `project`: what an AppProject allows.
+- `sync`: sync options, planning (phases, waves, hooks, prune) and the step machine.
+- `autosync`, `backoff`, `levels`, `history`: the automated-sync decision, self-heal and
+  retry timing, comparison levels and resync jitter, operation history and rollback.
+- `redact`: the one place credentials and Secret values are masked.
+"""
