@@ -22,7 +22,7 @@ from app.store.apps import AppRegistry
 from app.store.connection import Redis
 from app.store.history import HistoryStore
 from app.store.livecache import LiveCache
-from app.store.manifests import ManifestCache
+from app.store.manifests import ManifestCache, ManifestCacheSettings
 from app.store.operations import OperationStore
 from app.store.status import StatusStore
 from app.store.tree import TreeStore
@@ -93,7 +93,7 @@ class Runtime:
                 history=HistoryStore(redis),
                 tree=TreeStore(redis),
                 live=LiveCache(redis),
-                manifests=ManifestCache(redis),
+                manifests=ManifestCache(redis, ManifestCacheSettings(secret=settings.cache_secret)),
             )
             logger.info(
                 "runtime.opened",

@@ -72,6 +72,9 @@ class Settings:
     """How resources are tied to their app: annotation, label or annotation+label."""
     concurrency: int = 16
     """Handlers each worker runs at once in this process (`SLUICE_CONCURRENCY`)."""
+    cache_secret: bytes = field(default=b"", repr=False)
+    """HMAC key sealing cached renders in Redis (`SLUICE_CACHE_SECRET`); empty: SHA-256 only,
+    which detects corruption but not a render planted by someone who can write to Redis."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -115,4 +118,5 @@ class Settings:
                 e.get("SLUICE_TRACKING_METHOD", base.tracking_method.value)
             ),
             concurrency=int(num("SLUICE_CONCURRENCY", base.concurrency)),
+            cache_secret=e.get("SLUICE_CACHE_SECRET", "").encode(),
         )
