@@ -122,12 +122,14 @@ def repo_identity(urls: list[tuple[str, str]]) -> RepoIdentity:
     for field, url in urls:
         try:
             keys.add(match_key(parse_repo_url(url, field=field)))
-            good.append(url)
         except RepoURLError as e:
             problem = e.message.removeprefix(f"{field}: ")
-            unusable.append(
-                PayloadError(field, f"is not a repository URL Sluice can match: {problem}")
-            )
+        except ValueError:  # urlsplit's "Invalid IPv6 URL" escapes parse_repo_url
+            problem = "has an unbalanced '[' or ']' in its host"
+        else:
+            good.append(url)
+            continue
+        unusable.append(PayloadError(field, f"is not a repository URL Sluice can match: {problem}"))
     if not good:
         raise unusable[0]
     return RepoIdentity(tuple(good), frozenset(keys), tuple(e.message for e in unusable))
