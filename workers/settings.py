@@ -36,7 +36,8 @@ class ControlPlaneSettings:
 
 @dataclass(frozen=True, slots=True)
 class TimingSettings:
-    """Delays of the reconcile loop (`SLUICE_RESYNC_SECONDS`, `SLUICE_RESYNC_JITTER_SECONDS`)."""
+    """Delays of the reconcile loop (`SLUICE_RESYNC_SECONDS`, `SLUICE_RESYNC_JITTER_SECONDS`,
+    `SLUICE_GIT_POLL_SECONDS`, `SLUICE_REFS_CACHE_SECONDS`)."""
 
     resync: float = 120.0
     """Seconds between periodic refreshes of an app; 0 disables them."""
@@ -54,6 +55,10 @@ class TimingSettings:
     """Seconds after which a sync step waiting on health re-checks without a wake-up."""
     repo_error_grace: float = 180.0
     """Seconds a repository error leaves the previous status untouched."""
+    git_poll: float = 60.0
+    """Seconds between the poller's ls-remote of every app repository; 0 disables polling."""
+    refs_cache_ttl: float = 5.0
+    """Seconds a repository's ls-remote listing is reused by renders below `force`; 0: never."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,8 @@ class Settings:
                 base.timing,
                 resync=num("SLUICE_RESYNC_SECONDS", base.timing.resync),
                 resync_jitter=num("SLUICE_RESYNC_JITTER_SECONDS", base.timing.resync_jitter),
+                git_poll=num("SLUICE_GIT_POLL_SECONDS", base.timing.git_poll),
+                refs_cache_ttl=num("SLUICE_REFS_CACHE_SECONDS", base.timing.refs_cache_ttl),
             ),
             state_dir=Path(e.get("SLUICE_STATE_DIR", str(base.state_dir))),
             allow_local_repos=flag("SLUICE_ALLOW_LOCAL_REPOS", False),
