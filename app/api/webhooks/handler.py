@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from aiohttp import web
+from structlog.typing import FilteringBoundLogger
 
 from app import log
 from app.api.metrics import WEBHOOK_REFRESHES, WEBHOOK_REQUESTS
@@ -161,7 +162,7 @@ class WebhookHandler:
         return response
 
     async def _process(
-        self, request: web.Request, provider: Provider, delivery: str, log_: Any
+        self, request: web.Request, provider: Provider, delivery: str, log_: FilteringBoundLogger
     ) -> tuple[web.Response, str]:
         log_.info("webhook.received", content_length=request.content_length)
         body = await read_body(
@@ -181,7 +182,7 @@ class WebhookHandler:
         )
         for problem in event.repo.unusable:
             log_.warning("webhook.url_unusable", reason=redact_text(problem))
-        decisions = decide_all(event, await self._applications())
+        decisions = decide_all(event, await self._applications(log_))
         for decision in decisions:
             log_.info(
                 "webhook.decision",
@@ -197,22 +198,29 @@ class WebhookHandler:
         outcome = "refreshed" if refreshes else "no_match"
         return web.json_response(answer | {"matched": len(refreshes)}), outcome
 
-    async def _applications(self) -> list[Application]:
+    async def _applications(self, log_: FilteringBoundLogger) -> list[Application]:
         try:
             async with asyncio.timeout(self.settings.apps_timeout):
                 return await self.apps.applications()
         except TimeoutError:
             raise Unavailable(
                 f"Applications could not be listed within {self.settings.apps_timeout:g} s; "
-                "retry later"
+                "redeliver the webhook later"
             ) from None
         except (AppSourceError, ClusterError, OSError) as e:
+            log_.warning("webhook.apps_unavailable", error=redact_text(str(e))[:500])
             raise Unavailable(
-                f"Applications cannot be listed now ({redact_text(str(e))[:300]}); retry later"
+                "Applications cannot be listed now (the cause is in Sluice's log under this "
+                "delivery id); redeliver the webhook later"
             ) from None
 
     async def _publish(
-        self, provider: Provider, event: str, delivery: str, refreshes: list[Decision], log_: Any
+        self,
+        provider: Provider,
+        event: str,
+        delivery: str,
+        refreshes: list[Decision],
+        log_: FilteringBoundLogger,
     ) -> int:
         requests: list[RefreshRequest] = []
         for decision in refreshes:
@@ -240,8 +248,8 @@ class WebhookHandler:
             if failures:
                 log_.warning("webhook.publish_failed", published=published, error=str(failures[0]))
                 raise Unavailable(
-                    f"the bus is unavailable ({failures[0]}); {published} of {len(requests)} "
-                    "refreshes were published; redeliver the webhook"
+                    f"the bus is unavailable: {published} of {len(requests)} refreshes were "
+                    "published (the cause is in Sluice's log); redeliver the webhook later"
                 )
         return published
 

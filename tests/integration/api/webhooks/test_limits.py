@@ -173,10 +173,13 @@ async def test_app_source_failure_is_503(start_webhook: Start, ready_bus: Bus) -
     client = await start_webhook(GITHUB.settings(), Broken())
     body, headers = GITHUB.request(GITHUB.payload(), SECRET)
 
-    response = await client.post("/api/webhook", data=body, headers=headers)
+    with structlog.testing.capture_logs() as logs:
+        response = await client.post("/api/webhook", data=body, headers=headers)
 
     assert response.status == 503
-    assert "informer has not synced" in (await response.json())["message"]
+    assert "Applications cannot be listed now" in (await response.json())["message"]
+    cause = next(e for e in logs if e["event"] == "webhook.apps_unavailable")
+    assert "informer has not synced" in cause["error"]
 
 
 async def test_bus_unavailable_is_503_and_nothing_is_published(
@@ -187,10 +190,13 @@ async def test_bus_unavailable_is_503_and_nothing_is_published(
     client = await start_webhook(GITHUB.settings(), fleet(GITHUB.repo_url), BusPublisher(gone))
     body, headers = GITHUB.request(GITHUB.payload(), SECRET)
 
-    response = await client.post("/api/webhook", data=body, headers=headers)
+    with structlog.testing.capture_logs() as logs:
+        response = await client.post("/api/webhook", data=body, headers=headers)
 
     assert response.status == 503
-    assert "not connected to NATS" in (await response.json())["message"]
+    assert "the bus is unavailable: 0 of 6 refreshes" in (await response.json())["message"]
+    cause = next(e for e in logs if e["event"] == "webhook.publish_failed")
+    assert "not connected to NATS" in cause["error"]
     assert await nothing_published(ready_bus)
 
 

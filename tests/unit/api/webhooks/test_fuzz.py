@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from multidict import CIMultiDict
 
 from app.api.webhooks.errors import PayloadError, UnknownEvent
-from app.api.webhooks.matching import decide_all
+from app.api.webhooks.matching import decide_all, revision_matches
 from app.api.webhooks.payload import decode
 from app.api.webhooks.providers import identify
-from app.api.webhooks.pushes import PushEvent
+from app.api.webhooks.pushes import PushEvent, Ref, RefChange, RefKind
 from tests.unit.api.webhooks.samples import HOSTS, Host, fleet
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -148,3 +148,15 @@ def _get(doc: Any, path: tuple[Any, ...]) -> Any:
 
 def _is_url(value: Any) -> bool:
     return isinstance(value, str) and ("://" in value or value.startswith("git@"))
+
+
+@FUZZ
+@given(
+    target=st.text(max_size=80) | st.sampled_from([">=1.0.0 <2", "^1.x", "1.2 - 1.4", "v1.2.3"]),
+    kind=st.sampled_from(list(RefKind)),
+    name=st.text(max_size=80) | st.sampled_from(["v1.2.3", "1.2", "main", "1" * 1000]),
+)
+def test_revision_rules_never_raise(target: str, kind: RefKind, name: str) -> None:
+    change = RefChange(Ref(kind, name), "0" * 40, "1" * 40, touched_head=False)
+    reason = revision_matches(target, change)
+    assert reason is None or "targetRevision" in reason
