@@ -1,8 +1,9 @@
 """Reading a webhook body within its size limit and deadline, never more than the limit.
 
-The declared `Content-Length` is checked before a byte is read; a body without one (chunked)
-is counted while it streams in and refused the moment it passes the limit, so memory never
-holds more than the limit whatever the sender claims or sends (CVE-2024-40634).
+The declared `Content-Length` is checked before a byte is read; the body is then counted as
+it streams in (chunked, or compressed: aiohttp inflates `Content-Encoding: gzip` in bounded
+pieces, and the count is of inflated bytes) and refused the moment it passes the limit, so
+memory never holds more than the limit whatever the sender claims or sends (CVE-2024-40634).
 """
 
 import asyncio
@@ -29,7 +30,7 @@ async def read_body(request: web.BaseRequest, *, limit: int, deadline: float) ->
         async with asyncio.timeout(deadline):
             async for chunk in request.content.iter_any():
                 if len(body) + len(chunk) > limit:
-                    raise _too_large("streamed without a Content-Length", limit)
+                    raise _too_large("(counted as it arrived, decompressed)", limit)
                 body += chunk
     except TimeoutError:
         raise BodyTimeout(

@@ -3,6 +3,7 @@ the bus; and the log of a delivery tells its story without secrets or the body."
 
 import asyncio
 import time
+import zlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -57,6 +58,25 @@ async def test_gib_body_without_length_is_413_without_being_read(
     assert "over the 10485760-byte limit" in answer["message"]
     assert elapsed < 5.0
     assert body.produced < 128 * MIB, f"{body.produced >> 20} MiB were sent"
+    assert _rss() - rss_before < 64 * MIB
+    assert await nothing_published(ready_bus)
+
+
+async def test_gzip_bomb_of_256_mib_is_413_with_memory_flat(
+    start_webhook: Start, ready_bus: Bus
+) -> None:
+    client = await start_webhook(GITHUB.settings(), fleet(GITHUB.repo_url))
+    deflate = zlib.compressobj(1, zlib.DEFLATED, 31)
+    zeros = b"\0" * MIB
+    bomb = b"".join(deflate.compress(zeros) for _ in range(256)) + deflate.flush()
+    headers = {"X-GitHub-Event": "push", "Content-Encoding": "gzip"}
+    rss_before = _rss()
+
+    response = await client.post("/api/webhook", data=bomb, headers=headers)
+
+    assert len(bomb) < 2 * MIB
+    assert response.status == 413
+    assert "decompressed" in (await response.json())["message"]
     assert _rss() - rss_before < 64 * MIB
     assert await nothing_published(ready_bus)
 
