@@ -77,10 +77,6 @@ class JsonObject:
     def _wrong(self, key: str, expected: str, value: object) -> PayloadError:
         return PayloadError(_join(self.path, key), f"expected {expected}, got {json_type(value)}")
 
-    def has(self, key: str) -> bool:
-        """True when `key` is present and not null."""
-        return self._doc.get(key) is not None
-
     def obj(self, key: str) -> "JsonObject":
         """The object under `key` (required)."""
         return JsonObject(self._required(key, "an object"), _join(self.path, key))
@@ -107,6 +103,11 @@ class JsonObject:
         if not isinstance(value, str):
             raise self._wrong(key, "a string", value)
         return value
+
+    def present_strings(self, *keys: str) -> list[tuple[str, str]]:
+        """(path, value) of each non-empty string under `keys`; missing, null and "" skipped."""
+        found = [(_join(self.path, key), self.optional_string(key)) for key in keys]
+        return [(path, value) for path, value in found if value]
 
     def optional_bool(self, key: str) -> bool | None:
         """The boolean under `key`, or None when it is missing or null."""

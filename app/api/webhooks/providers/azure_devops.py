@@ -46,10 +46,7 @@ def parse_push(root: JsonObject) -> PushEvent:
     resource = root.obj("resource")
     repository = resource.obj("repository")
     urls = [("resource.repository.remoteUrl", repository.string("remoteUrl"))]
-    for key in ("sshUrl", "webUrl"):
-        if repository.has(key):
-            urls.append((f"resource.repository.{key}", repository.string(key)))
-    repo = repo_identity(urls)
+    repo = repo_identity(urls + repository.present_strings("sshUrl", "webUrl"))
     default_branch = repository.optional_string("defaultBranch")
     updates = resource.objects("refUpdates", non_empty=True)
     check_change_count("resource.refUpdates", len(updates))

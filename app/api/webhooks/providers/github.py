@@ -39,10 +39,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
     root = JsonObject(doc)
     repository = root.obj("repository")
     urls = [("repository.html_url", repository.string("html_url"))]
-    for key in ("clone_url", "ssh_url"):
-        if repository.has(key):
-            urls.append((f"repository.{key}", repository.string(key)))
-    repo = repo_identity(urls)
+    repo = repo_identity(urls + repository.present_strings("clone_url", "ssh_url"))
     ref = Ref.parse(read_ref("ref", root.string("ref")))
     before = root.string("before")
     after = root.string("after")

@@ -41,10 +41,7 @@ def parse_push(doc: object, event: str) -> PushEvent:
     root = JsonObject(doc)
     project = root.obj("project")
     urls = [("project.web_url", project.string("web_url"))]
-    for key in ("git_http_url", "git_ssh_url"):
-        if project.has(key):
-            urls.append((f"project.{key}", project.string(key)))
-    repo = repo_identity(urls)
+    repo = repo_identity(urls + project.present_strings("git_http_url", "git_ssh_url"))
     ref = Ref.parse(read_ref("ref", root.string("ref")))
     before = root.string("before")
     after = root.string("after")

@@ -91,6 +91,14 @@ def test_typed_reads_of_good_values() -> None:
     assert commit.strings("removed") == []
 
 
+def test_present_strings_skip_missing_null_and_empty() -> None:
+    repository = JsonObject(DOC).obj("repository")
+    found = repository.present_strings("html_url", "empty", "nothing", "absent")
+    assert found == [("repository.html_url", "https://x/y")]
+    with pytest.raises(PayloadError, match=r"repository\.n: expected a string"):
+        repository.present_strings("n")
+
+
 def test_string_arrays_name_the_element() -> None:
     with pytest.raises(PayloadError, match=r"commits\[0\]\.added\[1\]: expected a string"):
         JsonObject({"added": ["a", 1]}, "commits[0]").strings("added")

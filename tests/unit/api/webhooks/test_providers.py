@@ -105,6 +105,14 @@ def test_unusable_secondary_url_is_reported_not_fatal() -> None:
     assert event.repo.unusable[0].startswith("repository.ssh_url: is not a repository URL")
 
 
+@pytest.mark.parametrize("value", ["", None], ids=["empty", "null"])
+def test_absent_secondary_urls_are_skipped(value: str | None) -> None:
+    host = HOSTS_BY_NAME["gitea"]
+    doc = host.payload()
+    doc["repository"].update(ssh_url=value, clone_url=value)
+    assert parse(host, doc).repo.urls == ("https://gitea.example.com/sluice-demo/guestbook",)
+
+
 def test_payload_without_a_usable_url_is_refused_naming_the_first_field() -> None:
     host = HOSTS_BY_NAME["github"]
     doc = host.payload()
