@@ -8,6 +8,7 @@
 `start()` and `stop()` are plain async methods so `sluice up` can own the lifecycle.
 """
 
+import asyncio
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from app import log
-from app.localcluster import argocd, kubeconfig
+from app.localcluster import argocd, kubeconfig, system
 from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
@@ -25,6 +26,7 @@ from app.localcluster.crds import CRDS
 from app.localcluster.eventlog import EventLog
 from app.localcluster.faults import Faults
 from app.localcluster.resources import GroupResource, Registry
+from app.localcluster.runtime import Runtime
 from app.localcluster.settings import LocalClusterSettings
 from app.localcluster.store import Store
 from app.localcluster.web import app as webapp
@@ -51,6 +53,8 @@ class LocalCluster:
         self.events = EventLog(self.settings.watch.history)
         self.store = Store(self.events)
         self.api = ApiServer(self.registry, self.store)
+        self.runtime = Runtime(self.events)
+        system.register(self.runtime, self.api)
         self.faults = Faults(self.settings.faults, self.settings.fault_seed)
         watch = self.settings.watch
         self.context = Context(
@@ -69,6 +73,7 @@ class LocalCluster:
         self.kubeconfig_path = self.settings.kubeconfig_path or Path()
         self._tmpdir: str | None = None
         self._runner: web.AppRunner | None = None
+        self._tasks: list[asyncio.Task[None]] = []
 
     def _crd_schema(self, rt: Any) -> dict[str, Any] | None:
         crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
@@ -98,6 +103,7 @@ class LocalCluster:
     async def start(self) -> None:
         """Listen, write the kubeconfig, start the reconcilers."""
         self._bootstrap()
+        self._tasks.append(asyncio.create_task(self.runtime.run(), name="localcluster-runtime"))
         self._runner = web.AppRunner(
             webapp.build(self.context), access_log=None, handler_cancellation=True
         )
@@ -116,6 +122,10 @@ class LocalCluster:
     async def stop(self) -> None:
         """Close watches, stop serving, remove the temporary kubeconfig."""
         self.context.drop_watches("the local cluster is stopping")
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -61,8 +61,9 @@ def _namespace_defaults(obj: KubeObject, old: KubeObject | None) -> None:
     labels = dict(meta.get("labels") or {})
     labels["kubernetes.io/metadata.name"] = meta["name"]
     meta["labels"] = labels
-    spec = own(obj, "spec")
-    spec.setdefault("finalizers", ["kubernetes"])
+    if old is None:
+        spec = own(obj, "spec")
+        spec.setdefault("finalizers", ["kubernetes"])
 
 
 def _secret_defaults(obj: KubeObject, old: KubeObject | None) -> None:

@@ -242,6 +242,19 @@ class ApiServer:
         )
         return new
 
+    def replace(
+        self,
+        rt: ResourceType,
+        old: KubeObject,
+        new: KubeObject,
+        manager: str,
+        subresource: str = "",
+    ) -> KubeObject:
+        """An internal write (reconcilers, simulated controllers) of `new` over `old`."""
+        return self.commit_update(
+            rt, old, new, WriteOptions(field_manager=manager, subresource=subresource)
+        )
+
     def remove(self, resource: GroupResource, obj: KubeObject) -> KubeObject:
         """Delete `obj` from the store now; returns it as the DELETED event carries it."""
         meta = obj["metadata"]
