@@ -122,7 +122,10 @@ def _check_network_path(path: str, field_name: str, text: str) -> str:
 
 def _parse_network(text: str, scheme: str, field_name: str) -> RepoURL:
     transport = Transport.SSH if scheme in _SSH_SCHEMES else Transport(scheme)
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as e:
+        raise _fail(field_name, text, f"is not a valid URL ({e})") from None
     if parts.query or parts.fragment:
         raise _fail(field_name, text, "must not contain a query string or fragment")
     try:

@@ -54,6 +54,7 @@ def test_parse(url: str, expected: tuple[Transport, str, int | None, str, str]) 
         pytest.param("file://server/share/repo", "absolute path", id="file-remote-host"),
         pytest.param("https://ho st/r", "whitespace", id="space-in-host"),
         pytest.param("https://host/r\n", "", id="trailing-newline-is-stripped"),
+        pytest.param("https://[x/y", "not a valid URL", id="unbalanced-ipv6-bracket"),
     ],
 )
 def test_invalid(url: str, problem: str) -> None:
