@@ -1,0 +1,256 @@
+"""An app's manifests at given revisions: from the render cache, or rendered now.
+
+`manifests_for(rt, app, revisions, force=...)` is how the render worker fills the cache
+for a refresh, and how the sync worker gets the targets of an operation whose revision
+was never rendered. For every source of the app (`spec.sources` in order, else
+`spec.source`):
+
+1. Type. A source that declares a type Sluice cannot render yet (Helm, Kustomize, a
+   plugin) is refused before anything touches Git, naming the field. Renderers are one
+   table by source type (`RENDERERS`), so a new one is one entry. A source that declares
+   nothing is a directory; the directory renderer still refuses, by name, a directory
+   that turns out to hold a Chart.yaml or a kustomization.yaml.
+2. Revision. The revision asked for (an operation's, else the source's targetRevision)
+   becomes a commit: a full SHA already is one; anything else is matched against the
+   repository's listing, from the refs cache unless `force`, else from a fresh ls-remote
+   that then replaces the cached listing. What a listing cannot answer (a short SHA,
+   `refs/pull/...`, a name that does not exist) goes to `Repositories.resolve`, which
+   knows those rules and words the error.
+3. Manifests. The cache entry for (repo, commit, source hash) unless `force`; on a miss
+   the source is rendered at that commit, parsed by the engine's manifest loader
+   (`app.engine.manifests`) and cached, with the files the walk skipped and why.
+
+A reference-only source of a multi-source app (`ref` without `path` or `chart`: it lends
+its files to other sources' Helm value files) is resolved but renders nothing, as in
+Argo CD.
+
+Every failure a user can fix (repository, revision, path, file) is a ManifestsError whose
+text names the app, the source field and the file, with credentials redacted; one that
+may pass by itself (a network failure) says so in `transient`. Anything else (Redis or
+NATS unavailable) is not the user's to fix and propagates, so the message is redelivered.
+"""
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from app import log
+from app.engine.manifests import load_manifests
+from app.engine.redact import redact_text
+from app.model.application import Application, ApplicationSource
+from app.model.errors import SpecError
+from app.model.resource import KubeObject
+from app.repo.errors import RenderError, RepoError
+from app.repo.refs import RefListing
+from app.repo.results import ResolvedRevision
+from app.repo.revisions import is_full_sha, match_revision, normalize_revision
+from app.repo.sourcehash import source_hash
+from app.repo.sourcetype import SourceType, explicit_type
+from app.store.manifests import ManifestKey, RenderedManifests
+from app.store.refs import RefsCache
+from workers.runtime import Runtime
+
+logger = log.get("manifests")
+
+MAX_ERROR_CHARS = 4000
+"""Longest error text handed on (it travels in a message and lands in a condition)."""
+MAX_SKIPPED_LISTED = 50
+"""Skipped files named in a log event and kept with a cached render."""
+
+
+class ManifestsError(Exception):
+    """The app's manifests cannot be produced; the text says which app, field and file."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        text = redact_text(message)
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[: MAX_ERROR_CHARS - 1] + "…"
+        super().__init__(text)
+        self.message = text
+        self.transient = transient
+        """True when retrying later may succeed without any change (network, timeouts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceManifests:
+    """One source's part: the commit it resolved to and what it rendered."""
+
+    field: str
+    """The source as messages name it: `spec.source` or `spec.sources[i]`."""
+    source: ApplicationSource
+    commit: str
+    resolved: str
+    """How the revision was resolved, for people: "branch main", "commit 1a2b…"."""
+    rendered: RenderedManifests
+    cached: bool
+    """True if read from the manifest cache, False if rendered by this call."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppManifests:
+    """Every source's manifests, in source order. Objects are shared: treat as read-only."""
+
+    sources: tuple[SourceManifests, ...]
+
+    @property
+    def revisions(self) -> tuple[str, ...]:
+        """One commit per source, as ManifestsReady and `status.sync.revisions` carry them."""
+        return tuple(s.commit for s in self.sources)
+
+    @property
+    def manifests(self) -> list[KubeObject]:
+        """All target objects, source by source (a later source's object wins on a clash)."""
+        return [obj for s in self.sources for obj in s.rendered.manifests]
+
+    @property
+    def source_types(self) -> tuple[str, ...]:
+        return tuple(s.rendered.source_type for s in self.sources)
+
+    @property
+    def rendered(self) -> int:
+        """How many sources this call rendered (the rest came from the cache)."""
+        return sum(1 for s in self.sources if not s.cached)
+
+
+Renderer = Callable[[Runtime, ApplicationSource, str, str], Awaitable[RenderedManifests]]
+"""Renders `source` at a resolved commit; `field` names the source in errors."""
+
+
+async def _render_directory(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    render = await rt.repos.render_directory(source, commit, field=field)
+    try:
+        manifests = load_manifests(render.files)
+    except SpecError as e:
+        raise RenderError(
+            f"{field}.path: {e} (in {render.repo} at {commit[:12]}); fix the file in Git"
+        ) from None
+    skipped = [{"path": s.path, "reason": s.reason} for s in render.skipped[:MAX_SKIPPED_LISTED]]
+    if skipped:
+        logger.warning(
+            "render.files_skipped",
+            repo=render.repo,
+            commit=commit,
+            field=field,
+            skipped=len(render.skipped),
+            files=skipped,
+        )
+    return RenderedManifests(manifests, SourceType.DIRECTORY.value, {"skipped": skipped})
+
+
+RENDERERS: Mapping[SourceType, Renderer] = {SourceType.DIRECTORY: _render_directory}
+"""How each source type is rendered; a type missing here is refused by name."""
+
+_BLOCKS = {
+    SourceType.HELM: "chart or helm",
+    SourceType.KUSTOMIZE: "kustomize",
+    SourceType.PLUGIN: "plugin",
+}
+
+
+def _renderer(source: ApplicationSource, field: str) -> Renderer:
+    declared = explicit_type(source, field=field) or SourceType.DIRECTORY
+    renderer = RENDERERS.get(declared)
+    if renderer is None:
+        raise RenderError(
+            f"{field}: a {declared.value} source (its {_BLOCKS.get(declared, '')} field is "
+            "set); Sluice renders plain directories of YAML/JSON for now: commit the rendered "
+            "manifests to a directory and point the source at it"
+        )
+    return renderer
+
+
+def _is_reference_only(source: ApplicationSource, multi: bool) -> bool:
+    return multi and bool(source.ref) and not source.path and not source.chart
+
+
+async def _resolve(
+    rt: Runtime, refs: RefsCache, source: ApplicationSource, wanted: str, field: str, *, force: bool
+) -> ResolvedRevision:
+    revision = normalize_revision(wanted)
+    if is_full_sha(revision):
+        commit = revision.lower()
+        return ResolvedRevision(revision, commit, "", f"commit {commit}")
+    url = source.repo_url
+    if not force:
+        cached = await refs.get(url)
+        if cached is not None:
+            hit = match_revision(RefListing(cached.refs, cached.head), revision)
+            if hit is not None:
+                return ResolvedRevision(revision, hit.commit, hit.ref, hit.reason)
+    listing = await rt.repos.list_refs(url, field=field)
+    await refs.put(url, listing.refs, listing.head)
+    match = match_revision(listing, revision)
+    if match is not None:
+        return ResolvedRevision(revision, match.commit, match.ref, match.reason)
+    return await rt.repos.resolve(url, revision, field=field)
+
+
+async def _source_manifests(
+    rt: Runtime,
+    refs: RefsCache,
+    source: ApplicationSource,
+    field: str,
+    wanted: str,
+    *,
+    multi: bool,
+    force: bool,
+) -> SourceManifests:
+    renderer = None if _is_reference_only(source, multi) else _renderer(source, field)
+    resolved = await _resolve(rt, refs, source, wanted, field, force=force)
+    commit = resolved.commit
+    if renderer is None:
+        return SourceManifests(field, source, commit, resolved.reason, RenderedManifests([]), True)
+    key = ManifestKey(source.repo_url, commit, source_hash(source))
+    if not force:
+        hit = await rt.manifests.get(key)
+        if hit is not None:
+            return SourceManifests(field, source, commit, resolved.reason, hit, True)
+    rendered = await renderer(rt, source, commit, field)
+    if not await rt.manifests.put(key, rendered):
+        raise RenderError(
+            f"{field}: the {len(rendered.manifests)} objects rendered at {commit[:12]} are larger "
+            "than one manifest cache entry may be; split the application into smaller ones"
+        )
+    return SourceManifests(field, source, commit, resolved.reason, rendered, False)
+
+
+async def manifests_for(
+    rt: Runtime, app: Application, revisions: Sequence[str] | None = None, *, force: bool = False
+) -> AppManifests:
+    """The app's manifests: at `revisions` (one per source; "" or missing: targetRevision),
+    or at every source's targetRevision when None. `force` bypasses the refs and manifest
+    caches (a hard refresh). ManifestsError names what the user has to fix."""
+    who = f"{app.namespace}/{app.name}"
+    sources = app.spec.all_sources
+    multi = app.spec.is_multi_source
+    if not sources:
+        raise ManifestsError(
+            f"Application {who}: spec.source: the Application has no source; set spec.source "
+            "(repoURL, path, targetRevision) or spec.sources"
+        )
+    wanted = list(revisions or ())
+    if len(wanted) > len(sources):
+        raise ManifestsError(
+            f"Application {who}: {len(wanted)} revisions were asked for but the Application "
+            f"has {len(sources)} source(s); give one revision per source"
+        )
+    wanted += [""] * (len(sources) - len(wanted))
+    refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
+    parts = []
+    for index, (source, revision) in enumerate(zip(sources, wanted, strict=True)):
+        field = f"spec.sources[{index}]" if multi else "spec.source"
+        try:
+            part = await _source_manifests(
+                rt,
+                refs,
+                source,
+                field,
+                revision or source.target_revision,
+                multi=multi,
+                force=force,
+            )
+        except RepoError as e:
+            raise ManifestsError(f"Application {who}: {e}", transient=e.transient) from None
+        parts.append(part)
+    return AppManifests(tuple(parts))
