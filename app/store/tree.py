@@ -1,15 +1,19 @@
 """The resource tree of an app: its managed objects and what they own, as the UI draws it.
 
-Argo CD's `ApplicationTree` nodes, spelled as its API spells them. The compare worker
-writes the whole tree after each comparison; readers get the last one written or None.
+Argo CD's `ApplicationTree` nodes (built by `app.engine.resource_tree`). The cluster
+watcher writes an app's whole tree whenever its objects changed, at most every short
+interval, many apps per round trip (`save_many`); readers get the last one written or
+None.
 """
 
 import json
-from typing import TypedDict
+from collections.abc import Mapping
 
 from app import log
+from app.engine.resource_tree import InfoItem, NodeHealth, ResourceRef, TreeNode
 from app.store import keys
 from app.store.connection import Redis
+from app.store.errors import StoreError
 from app.store.keys import AppIdentity
 from app.store.values import dumps
 
@@ -17,41 +21,12 @@ logger = log.get("store")
 
 MAX_TREE_BYTES = 16 << 20
 
-
-class ResourceRef(TypedDict, total=False):
-    group: str
-    version: str
-    kind: str
-    namespace: str
-    name: str
-    uid: str
+__all__ = ["MAX_TREE_BYTES", "InfoItem", "NodeHealth", "ResourceRef", "TreeNode", "TreeStore"]
 
 
-class NodeHealth(TypedDict, total=False):
-    status: str
-    message: str
-
-
-class InfoItem(TypedDict):
-    name: str
-    value: str
-
-
-class TreeNode(TypedDict, total=False):
-    """One node: a managed object or something it owns (ReplicaSet, Pod, ...)."""
-
-    group: str
-    version: str
-    kind: str
-    namespace: str
-    name: str
-    uid: str
-    parentRefs: list[ResourceRef]
-    health: NodeHealth
-    info: list[InfoItem]
-    resourceVersion: str
-    createdAt: str
-    images: list[str]
+def _encode(app: AppIdentity, nodes: list[TreeNode]) -> bytes:
+    what = f"resource tree of {app.namespace}/{app.name}"
+    return dumps({"nodes": nodes}, what=what, limit=MAX_TREE_BYTES)
 
 
 class TreeStore:
@@ -59,10 +34,28 @@ class TreeStore:
         self._redis = redis
 
     async def save(self, app: AppIdentity, nodes: list[TreeNode]) -> None:
-        what = f"resource tree of {app.namespace}/{app.name}"
-        await self._redis.set(
-            keys.tree(app), dumps({"nodes": nodes}, what=what, limit=MAX_TREE_BYTES)
-        )
+        await self._redis.set(keys.tree(app), _encode(app, nodes))
+
+    async def save_many(self, trees: Mapping[AppIdentity, list[TreeNode]]) -> list[str]:
+        """Save several apps' trees in one round trip. A tree over the size limit is not
+        written (the previous one stays); the reason for each is returned."""
+        refused: list[str] = []
+        encoded: list[tuple[str, bytes]] = []
+        for app, nodes in trees.items():
+            try:
+                encoded.append((keys.tree(app), _encode(app, nodes)))
+            except StoreError as e:
+                refused.append(str(e))
+        if encoded:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for key, data in encoded:
+                    pipe.set(key, data)
+                await pipe.execute()
+        return refused
+
+    async def delete(self, app: AppIdentity) -> None:
+        """Forget the app's tree (the app is gone)."""
+        await self._redis.delete(keys.tree(app))
 
     async def load(self, app: AppIdentity) -> list[TreeNode] | None:
         """The last tree saved; None if there is none (or it is unreadable)."""
