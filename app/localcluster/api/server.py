@@ -11,6 +11,7 @@ goes away once its last finalizer is removed.
 from typing import Any
 
 from app import log
+from app.engine.merge import GroupVersionKind, PatchError, record_update
 from app.localcluster import crds, errors, strategies
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.errors import Cause
@@ -24,6 +25,10 @@ logger = log.get("localcluster.api")
 
 NAMESPACES = GroupResource("", "namespaces")
 _IGNORED_IN_SPEC = frozenset({"apiVersion", "kind", "metadata", "status"})
+
+
+def gvk_of(rt: ResourceType) -> GroupVersionKind:
+    return GroupVersionKind(rt.group, rt.version, rt.kind)
 
 
 def in_version(rt: ResourceType, obj: KubeObject) -> KubeObject:
@@ -158,8 +163,33 @@ class ApiServer:
         if causes:
             raise errors.invalid(rt.kind, rt.group, str(meta.get("name") or ""), causes)
 
-    def commit_create(self, rt: ResourceType, obj: KubeObject, opts: WriteOptions) -> KubeObject:
-        """Store a new object; `obj` and its metadata are owned by the caller."""
+    def _record(
+        self, rt: ResourceType, old: KubeObject | None, new: KubeObject, opts: WriteOptions
+    ) -> KubeObject:
+        """`new` with managedFields recording a non-apply write by opts.field_manager."""
+        try:
+            out = record_update(
+                old,
+                new,
+                manager=opts.field_manager,
+                gvk=gvk_of(rt),
+                now=now(),
+                subresource=opts.subresource,
+            )
+        except PatchError as e:
+            name = str(new["metadata"].get("name") or "")
+            field = f"metadata.managedFields{('.' + e.field) if e.field else ''}"
+            raise errors.field_invalid(rt.kind, rt.group, name, field, e.problem) from None
+        return {**out, "metadata": dict(out["metadata"])}
+
+    def commit_create(
+        self, rt: ResourceType, obj: KubeObject, opts: WriteOptions, *, applied: bool = False
+    ) -> KubeObject:
+        """Store a new object; `obj` and its metadata are owned by the caller.
+
+        `applied`: managedFields were computed by server-side apply; otherwise the write
+        is recorded as an Update by opts.field_manager.
+        """
         meta = obj["metadata"]
         for key in SERVER_OWNED:
             meta.pop(key, None)
@@ -174,6 +204,9 @@ class ApiServer:
             if crds.CLEANUP_FINALIZER not in finalizers:
                 meta["finalizers"] = [*finalizers, crds.CLEANUP_FINALIZER]
         self._prepare(rt, None, obj)
+        if not applied:
+            obj = self._record(rt, None, obj, opts)
+            meta = obj["metadata"]
         if self.find(rt, str(meta.get("namespace") or ""), str(meta["name"])) is not None:
             raise errors.already_exists(rt.group_resource, str(meta["name"]))
         if opts.dry_run:
@@ -191,9 +224,18 @@ class ApiServer:
         return obj
 
     def commit_update(
-        self, rt: ResourceType, old: KubeObject, new: KubeObject, opts: WriteOptions
+        self,
+        rt: ResourceType,
+        old: KubeObject,
+        new: KubeObject,
+        opts: WriteOptions,
+        *,
+        applied: bool = False,
     ) -> KubeObject:
-        """Store `new` over `old`; `new` and its metadata are owned by the caller."""
+        """Store `new` over `old`; `new` and its metadata are owned by the caller.
+
+        `applied` as for `commit_create`.
+        """
         meta = new["metadata"]
         old_meta = old["metadata"]
         for key in SERVER_OWNED:
@@ -223,6 +265,9 @@ class ApiServer:
                         )
                     ],
                 )
+        if not applied:
+            new = self._record(rt, old, new, opts)
+            meta = new["metadata"]
         if unchanged(old, new):
             return old
         if opts.dry_run:

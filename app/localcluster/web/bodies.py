@@ -14,14 +14,11 @@ import yaml
 from aiohttp import web
 
 from app.localcluster import errors
+from app.localcluster.api.patches import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 
 JSON = "application/json"
 YAML = "application/yaml"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
-JSON_PATCH = "application/json-patch+json"
-MERGE_PATCH = "application/merge-patch+json"
-STRATEGIC_PATCH = "application/strategic-merge-patch+json"
-APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from app.localcluster import errors
-from app.localcluster.api import deletes, writes
+from app.localcluster.api import deletes, patches, writes
 from app.localcluster.resources import ResourceType
 from app.localcluster.selectors import Matcher, matcher, parse_field_selector, parse_label_selector
 from app.localcluster.web import bodies, query, tables
@@ -204,6 +204,25 @@ async def handle(request: web.Request, target: Target) -> web.StreamResponse:
         opts = _write_options(request, target)
         obj = writes.update(ctx.api, rt, body, namespace=namespace, name=target.name, opts=opts)
         return json_response(obj)
+    if method == "PATCH" and target.name:
+        patch_type = bodies.media_type(request)
+        if patch_type == patches.APPLY_PATCH and not request.query.get("fieldManager"):
+            raise errors.bad_request(
+                "fieldManager is required for apply requests (kubectl apply --server-side "
+                "sets it; other clients pass ?fieldManager=NAME)"
+            )
+        body = await _body(request, ctx, allowed=bodies.PATCH_TYPES)
+        opts = _write_options(request, target)
+        obj, created = patches.patch(
+            ctx.api,
+            rt,
+            body,
+            namespace=namespace,
+            name=target.name,
+            patch_type=patch_type,
+            opts=opts,
+        )
+        return json_response(obj, status=201 if created else 200)
     if method == "DELETE":
         raw = await bodies.read(request, ctx.max_body_bytes)
         body = (
