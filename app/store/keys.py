@@ -6,6 +6,7 @@
     sluice:refs:{repo}                 str   ls-remote listing of a repository (short TTL)
     sluice:status:{ns/app}             hash  seq, status (comparison result JSON)
     sluice:compare-seq:{ns/app}        int   comparisons begun (the next seq)
+    sluice:compare-marks:{ns/app}      hash  what the compare stage remembers between runs
     sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON)
     sluice:history:{ns/app}            hash  <id> -> RevisionHistory JSON (newest N kept)
     sluice:history-seq:{ns/app}        int   next history id
@@ -83,6 +84,10 @@ def status(app: AppIdentity) -> str:
 
 def compare_seq(app: AppIdentity) -> str:
     return f"{PREFIX}compare-seq:{{{_app(app)}}}"
+
+
+def compare_marks(app: AppIdentity) -> str:
+    return f"{PREFIX}compare-marks:{{{_app(app)}}}"
 
 
 def operation(app: AppIdentity) -> str:

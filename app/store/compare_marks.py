@@ -1,0 +1,122 @@
+"""What the compare stage remembers about an app between two comparisons.
+
+Three facts outlive a comparison and are not part of the status a user sees:
+
+- when the current run of repository errors began (SEMANTICS §7: the 180 s grace period
+  is measured from the first error; cleared by the next comparison that rendered);
+- the reason of the last auto-sync decision (an `auto-sync-skipped` event is emitted only
+  when the reason changes, not on every resync);
+- a digest of the status last written to the Application resource, and when (a write
+  that would change nothing but the reconcile time is skipped while it is recent).
+
+They live in one small hash per app. `save` writes only the fields that changed, so the
+steady state (a resync of an unchanged app) costs one read and no write. Losing the hash
+costs at most one repeated event and one repeated status write: nothing is decided from it
+that the status store or the cluster does not also know.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, fields, replace
+
+from redis.typing import EncodableT, FieldT
+
+from app.store import keys
+from app.store.connection import Redis
+from app.store.keys import AppIdentity
+from app.store.values import Fields, field
+
+MAX_REASON_CHARS = 2000
+"""Longest auto-sync reason kept (longer ones are cut; they only decide event repeats)."""
+TTL_SECONDS = 30 * 24 * 3600
+"""Marks of an app that has not changed for this long expire (bounds what a deleted app
+leaves behind; an expired mark costs one repeated event or status write)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompareMarks:
+    repo_error_since: str = ""
+    """RFC 3339 time of the first repository error of the current run; empty: none."""
+    autosync_reason: str = ""
+    """The reason text of the last auto-sync decision."""
+    written_digest: str = ""
+    """Digest of the compare-owned status last written to the Application resource."""
+    written_at: float = 0.0
+    """Unix time of that write; 0: never written."""
+
+    @property
+    def repo_error_time(self) -> dt.datetime | None:
+        """`repo_error_since` as an aware datetime (None if unset or unreadable)."""
+        if not self.repo_error_since:
+            return None
+        try:
+            when = dt.datetime.fromisoformat(self.repo_error_since)
+        except ValueError:
+            return None
+        return when if when.tzinfo is not None else None
+
+    def with_repo_error_since(self, when: dt.datetime | None) -> "CompareMarks":
+        """These marks with a run of repository errors that began at `when` (None: none)."""
+        return replace(self, repo_error_since=when.isoformat() if when is not None else "")
+
+    def cleared_repo_error(self) -> "CompareMarks":
+        """These marks after a comparison that rendered: no repository error running."""
+        return replace(self, repo_error_since="")
+
+    def with_reason(self, reason: str) -> "CompareMarks":
+        """These marks with `reason` as the last auto-sync reason (cut to the kept length)."""
+        return replace(self, autosync_reason=reason[:MAX_REASON_CHARS])
+
+    def same_reason(self, reason: str) -> bool:
+        """True if `reason` is the last auto-sync reason kept."""
+        return self.autosync_reason == reason[:MAX_REASON_CHARS]
+
+
+_NAMES = tuple(f.name for f in fields(CompareMarks))
+
+
+def _decode(stored: Fields) -> CompareMarks:
+    text = {name: (field(stored, name) or b"").decode(errors="replace") for name in _NAMES}
+    try:
+        written_at = float(text["written_at"] or 0.0)
+    except ValueError:
+        written_at = 0.0
+    return CompareMarks(
+        repo_error_since=text["repo_error_since"],
+        autosync_reason=text["autosync_reason"],
+        written_digest=text["written_digest"],
+        written_at=written_at,
+    )
+
+
+class CompareMarksStore:
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+
+    async def read(self, app: AppIdentity) -> CompareMarks:
+        """The app's marks (all empty if none were kept, or they expired)."""
+        return _decode(await self._redis.hgetall(keys.compare_marks(app)))
+
+    async def save(self, app: AppIdentity, before: CompareMarks, after: CompareMarks) -> bool:
+        """Store the fields of `after` that differ from `before`; False if none did."""
+        after = after.with_reason(after.autosync_reason)
+        changed: dict[FieldT, EncodableT] = {}
+        cleared: list[str] = []
+        for name in _NAMES:
+            old, new = getattr(before, name), getattr(after, name)
+            if old == new:
+                continue
+            if new in ("", 0.0):
+                cleared.append(name)
+            else:
+                changed[name] = repr(new) if isinstance(new, float) else str(new)
+        if not changed and not cleared:
+            return False
+        key = keys.compare_marks(app)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            if changed:
+                pipe.hset(key, mapping=changed)
+            if cleared:
+                pipe.hdel(key, *cleared)
+            pipe.expire(key, TTL_SECONDS)
+            await pipe.execute()
+        return True
