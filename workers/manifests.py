@@ -251,6 +251,7 @@ async def manifests_for(
                 force=force,
             )
         except RepoError as e:
-            raise ManifestsError(f"Application {who}: {e}", transient=e.transient) from None
+            text = str(e) if str(e).startswith(field) else f"{field}: {e}"
+            raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None
         parts.append(part)
     return AppManifests(tuple(parts))
