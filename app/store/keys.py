@@ -7,7 +7,8 @@
     sluice:status:{ns/app}             hash  seq, status (comparison result JSON)
     sluice:compare-seq:{ns/app}        int   comparisons begun (the next seq)
     sluice:compare-marks:{ns/app}      hash  what the compare stage remembers between runs
-    sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON)
+    sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON), sync
+                                             (SyncState JSON), terminate, finalized
     sluice:history:{ns/app}            hash  <id> -> RevisionHistory JSON (newest N kept)
     sluice:history-seq:{ns/app}        int   next history id
     sluice:tree:{ns/app}               str   resource tree JSON

@@ -2,36 +2,57 @@
 
 An operation has an id (chosen by whoever starts it; it names the operation in step
 messages) and a step counter. `begin` starts one unless one is running (phase Running or
-Terminating). `advance(id, step, state)` stores the state after step `step` only if the
+Terminating). `advance(id, step, ...)` stores the state after step `step` only if the
 stored operation is still `id` at step `step`; it then stands at `step + 1`. A step
 replayed after a crash, a step message of an older operation, or a second replica racing
 on the same step all find the counter moved and are refused: each step lands once.
+
+The counter never goes back for an app: a new operation starts one past where the last
+one stopped. So the step messages of a newer operation always number higher than an
+older one's, and "the highest step wins" is a safe rule when messages for one app
+coalesce.
+
+Beside the OperationState (what status and the API show) the hash keeps, written in the
+same atomic step, the sync engine's own state (`sync`: the JSON of
+`app.engine.sync.SyncState.to_dict()`, absent until the operation is planned), a
+termination request (`terminate`), and whether the follow-up of the finished operation
+(history, status write-back, events) has been done (`finalized`).
 """
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 from app import log
 from app.model.operation import OperationState
 from app.store import keys
 from app.store.connection import Redis
 from app.store.keys import AppIdentity
-from app.store.values import Fields, dump_model, field, load_model
+from app.store.values import Fields, as_bytes, dump_model, dumps, field, load_model
 
 logger = log.get("store")
 
 MAX_OPERATION_BYTES = 4 << 20
-"""Largest operation state stored (its sync result lists every resource)."""
+"""Largest operation state, and largest sync engine state, stored (both list every resource)."""
 MAX_ID_LENGTH = 128
 
-_BEGIN = """
+_ACTIVE = """
 local phase = redis.call('HGET', KEYS[1], 'phase')
-if phase == 'Running' or phase == 'Terminating' then
-  return redis.call('HGET', KEYS[1], 'id')
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'step', 0, 'phase', ARGV[2], 'state', ARGV[3])
-return false
+local active = phase == 'Running' or phase == 'Terminating'
 """
+
+_BEGIN = (
+    _ACTIVE
+    + """
+if active then
+  return {0, redis.call('HGET', KEYS[1], 'id')}
+end
+local step = tonumber(redis.call('HGET', KEYS[1], 'step') or '-1') + 1
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'step', step, 'phase', ARGV[2], 'state', ARGV[3])
+return {1, step}
+"""
+)
 
 _ADVANCE = """
 local fields = redis.call('HMGET', KEYS[1], 'id', 'step')
@@ -39,6 +60,28 @@ if fields[1] ~= ARGV[1] or tonumber(fields[2]) ~= tonumber(ARGV[2]) then
   return 0
 end
 redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'phase', ARGV[3], 'state', ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'sync', ARGV[5])
+end
+return 1
+"""
+
+_TERMINATE = (
+    _ACTIVE
+    + """
+if not active then
+  return false
+end
+redis.call('HSET', KEYS[1], 'terminate', '1')
+return redis.call('HMGET', KEYS[1], 'id', 'step')
+"""
+)
+
+_FINALIZED = """
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'finalized', '1')
 return 1
 """
 
@@ -49,6 +92,35 @@ class StoredOperation:
     step: int
     """Steps completed; the next `advance` must name this number."""
     state: OperationState
+
+
+@dataclass(frozen=True, slots=True)
+class Begun:
+    """A new operation was stored: it stands at `step` (one past the app's last operation)."""
+
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRef:
+    """Which operation, at which step (what a step message names)."""
+
+    id: str
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRecord:
+    """What the sync and hook workers read before a step."""
+
+    id: str
+    step: int
+    sync: Any
+    """The sync engine's state as stored (JSON), or None before the operation is planned."""
+    terminate: bool
+    """Someone asked to terminate the operation."""
+    finalized: bool
+    """The follow-up of the finished operation has been done."""
 
 
 def decode_operation(fields: Fields, *, what: str) -> StoredOperation | None:
@@ -70,45 +142,89 @@ def _check_id(operation_id: str) -> None:
         raise ValueError(f"operation id must be 1-{MAX_ID_LENGTH} characters: {operation_id!r}")
 
 
+def _name(app: AppIdentity) -> str:
+    return f"{app.namespace}/{app.name}"
+
+
 class OperationStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._begin = redis.register_script(_BEGIN)
         self._advance = redis.register_script(_ADVANCE)
+        self._terminate = redis.register_script(_TERMINATE)
+        self._finalized = redis.register_script(_FINALIZED)
 
     async def load(self, app: AppIdentity) -> StoredOperation | None:
-        fields = await self._redis.hgetall(keys.operation(app))
-        return decode_operation(fields, what=f"operation of {app.namespace}/{app.name}")
+        values = await self._redis.hmget(keys.operation(app), ["id", "step", "state"])
+        fields: dict[bytes | str, bytes | str] = {
+            k: v for k, v in zip(("id", "step", "state"), values, strict=True) if v
+        }
+        return decode_operation(fields, what=f"operation of {_name(app)}")
 
-    async def begin(self, app: AppIdentity, operation_id: str, state: OperationState) -> bool:
-        """Start operation `operation_id` at step 0; False if another one is running."""
+    async def load_sync(self, app: AppIdentity) -> SyncRecord | None:
+        """The id, step and sync engine state (no OperationState decoding); None if absent."""
+        names = ["id", "step", "sync", "terminate", "finalized"]
+        values = [as_bytes(v) for v in await self._redis.hmget(keys.operation(app), names)]
+        op_id, step, sync, terminate, finalized = values
+        if op_id is None or step is None:
+            return None
+        decoded: Any = None
+        if sync:
+            try:
+                decoded = json.loads(sync)
+            except ValueError as e:
+                logger.warning(
+                    "value.unreadable",
+                    what=f"sync state of {_name(app)}",
+                    error=str(e),
+                    action="the sync worker reports it",
+                )
+                decoded = {}
+        return SyncRecord(op_id.decode(), int(step), decoded, bool(terminate), bool(finalized))
+
+    async def begin(
+        self, app: AppIdentity, operation_id: str, state: OperationState
+    ) -> Begun | None:
+        """Start operation `operation_id`; None if another one is running."""
         _check_id(operation_id)
-        name = f"{app.namespace}/{app.name}"
+        name = _name(app)
         data = dump_model(state, what=f"operation of {name}", limit=MAX_OPERATION_BYTES)
-        running = await self._begin(
+        started, value = await self._begin(
             keys=[keys.operation(app)], args=[operation_id, state.phase.value, data]
         )
-        if running is not None:
+        if not started:
             logger.info(
                 "operation.begin_refused",
                 app=name,
                 operation=operation_id,
-                running=running.decode(),
+                running=(as_bytes(value) or b"").decode(),
                 reason="another operation is running",
             )
-            return False
-        logger.info("operation.begun", app=name, operation=operation_id)
-        return True
+            return None
+        logger.info("operation.begun", app=name, operation=operation_id, step=int(value))
+        return Begun(int(value))
 
     async def advance(
-        self, app: AppIdentity, operation_id: str, step: int, state: OperationState
+        self,
+        app: AppIdentity,
+        operation_id: str,
+        step: int,
+        state: OperationState,
+        sync: Any = None,
     ) -> bool:
-        """Store the state after step `step`; False if that step landed already or the id moved."""
+        """Store the state after step `step` (and the sync engine's state, if given); False if
+        that step landed already or the id moved."""
         _check_id(operation_id)
-        name = f"{app.namespace}/{app.name}"
+        name = _name(app)
         data = dump_model(state, what=f"operation of {name}", limit=MAX_OPERATION_BYTES)
+        sync_data = (
+            b""
+            if sync is None
+            else dumps(sync, what=f"sync state of {name}", limit=MAX_OPERATION_BYTES)
+        )
         landed = await self._advance(
-            keys=[keys.operation(app)], args=[operation_id, step, state.phase.value, data]
+            keys=[keys.operation(app)],
+            args=[operation_id, step, state.phase.value, data, sync_data],
         )
         if not landed:
             logger.info(
@@ -119,3 +235,15 @@ class OperationStore:
                 reason="the stored operation is elsewhere (step replayed or a newer operation)",
             )
         return bool(landed)
+
+    async def request_termination(self, app: AppIdentity) -> OperationRef | None:
+        """Flag the running operation for termination; None if none is running."""
+        reply = await self._terminate(keys=[keys.operation(app)])
+        if not reply:
+            return None
+        op_id, step = (as_bytes(v) or b"" for v in reply)
+        return OperationRef(op_id.decode(), int(step or b"0"))
+
+    async def mark_finalized(self, app: AppIdentity, operation_id: str) -> bool:
+        """Record that operation `operation_id`'s follow-up is done; False if it was replaced."""
+        return bool(await self._finalized(keys=[keys.operation(app)], args=[operation_id]))
