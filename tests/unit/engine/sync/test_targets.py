@@ -1,0 +1,67 @@
+"""The sync applies targets placed and tracked exactly as the comparison prepared them."""
+
+import pytest
+
+from app.engine.compare import CompareSettings, compare
+from app.engine.sync.targets import prepare_targets
+from app.engine.tracking import TrackingMethod
+from app.model.project import AppProject
+from app.model.resource import KubeObject, ResourceKey
+from tests.unit.engine.sync.builders import app, obj
+
+SCOPES = {("", "Namespace"): False, ("", "ConfigMap"): True}
+
+
+@pytest.mark.parametrize("method", list(TrackingMethod), ids=lambda m: m.value)
+def test_targets_match_what_compare_judged(method: TrackingMethod) -> None:
+    manifests: list[KubeObject] = [
+        obj("Deployment", "web"),
+        obj("ConfigMap", "cfg", namespace="other"),
+        obj("Namespace", "extra", namespace="ignored"),
+        obj("ClusterRole", "reader"),
+    ]
+    application = app()
+    prepared = prepare_targets(
+        manifests, app=application.name, namespace="shop", tracking=method, scopes=SCOPES
+    )
+    judged = compare(
+        application,
+        manifests,
+        [],
+        AppProject.default(),
+        CompareSettings(tracking=method, scopes=SCOPES),
+    )
+    assert prepared == [r.target for r in judged.resources]
+
+
+def test_namespaces_are_placed_by_scope() -> None:
+    prepared = prepare_targets(
+        [obj("ConfigMap", "a"), obj("Namespace", "n", namespace="x")],
+        app="shop",
+        namespace="shop",
+        tracking=TrackingMethod.ANNOTATION,
+        scopes=SCOPES,
+    )
+    assert [ResourceKey.of(o) for o in prepared] == [
+        ResourceKey("", "ConfigMap", "shop", "a"),
+        ResourceKey("", "Namespace", "", "n"),
+    ]
+    tracking = prepared[1]["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"]
+    assert tracking == "shop:/Namespace:shop/n"
+
+
+def test_a_repeated_key_keeps_its_last_occurrence() -> None:
+    first = obj("ConfigMap", "a", annotations={"v": "1"})
+    last = obj("ConfigMap", "a", annotations={"v": "2"})
+    prepared = prepare_targets(
+        [first, obj("ConfigMap", "b"), last],
+        app="shop",
+        namespace="shop",
+        tracking=TrackingMethod.LABEL,
+        scopes=SCOPES,
+    )
+    assert [(o["metadata"]["name"], o["metadata"]["annotations"].get("v")) for o in prepared] == [
+        ("b", None),
+        ("a", "2"),
+    ]
+    assert prepared[1]["metadata"]["labels"] == {"app.kubernetes.io/instance": "shop"}
