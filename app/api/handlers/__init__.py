@@ -1,0 +1,7 @@
+"""The API's handlers, one module per resource; each module exports its `ROUTES`.
+
+Handlers are thin: they receive a decoded `Call`, check access (`app.api.access`), read
+the stores or write through the cluster and the bus, and return a shape from
+`app.api.shapes`. Decisions belong to the engine (compare, rollback, project rules) and to
+the workers (operations).
+"""

@@ -1,0 +1,272 @@
+"""`/api/v1/applications`: list, get, create, update, delete.
+
+Reads come from the app registry and the status store (what the pipeline knows); writes
+go to the Application custom resource in the control-plane cluster (the watcher mirrors
+them into the registry, as it does for `kubectl apply`). A body is validated by the model
+and checked against its project before anything is written.
+"""
+
+import asyncio
+from typing import Any
+
+from app import log
+from app.api import access
+from app.api.errors import BadRequest, Conflict
+from app.api.routes import Call, Route
+from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
+from app.cluster.errors import Conflict as ClusterConflict
+from app.cluster.errors import NotFound as ClusterNotFound
+from app.localcluster.errors import ApiError as SelectorError
+from app.localcluster.selectors import parse_label_selector
+from app.model import application as model
+from app.model.annotations import RESOURCES_FINALIZER
+from app.model.application import Application
+from app.model.errors import SpecError
+from app.model.meta import ObjectMeta
+from app.model.status import ApplicationStatus
+from app.store.status import StoredStatus
+
+logger = log.get("api")
+
+_READ_BATCH = 64
+_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+
+
+async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[Application]:
+    """The apps with the status the pipeline stored (an empty status if never compared)."""
+    out: list[Application] = []
+    for start in range(0, len(apps), _READ_BATCH):
+        batch = apps[start : start + _READ_BATCH]
+        found: list[StoredStatus | None] = await asyncio.gather(
+            *(call.rt.status.read_status(app) for app in batch)
+        )
+        for app, stored in zip(batch, found, strict=True):
+            app.status = stored.status if stored is not None else ApplicationStatus()
+            out.append(app)
+    return out
+
+
+async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
+    q = call.query
+    try:
+        selector = parse_label_selector(q.selector)
+    except SelectorError as e:
+        raise BadRequest(f"selector: {e.message}") from None
+    chosen = [
+        app
+        for app in await call.rt.apps.all()
+        if call.principal.sees(app.spec.project)
+        and access.managed_namespace(call.rt, app.namespace)
+        and (not q.app_namespace or app.namespace == q.app_namespace)
+        and (not q.project or app.spec.project in q.project)
+        and selector.matches(app.metadata.labels)
+    ]
+    items = [
+        app
+        for app in await with_status(call, chosen)
+        if (q.sync is None or app.status.sync.status is q.sync)
+        and (q.health is None or app.status.health.status is q.health)
+    ]
+    items.sort(key=lambda a: (a.namespace, a.name))
+    return ApplicationList(items)
+
+
+async def get_application(call: Call[AppQuery, None]) -> Application:
+    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
+    app = await access.find_app(call, ref)
+    return (await with_status(call, [app]))[0]
+
+
+def _prepared(call: Call[Any, Any], app: Application) -> Application:
+    if not app.metadata.namespace:
+        app.metadata.namespace = access.control_namespace(call.rt)
+    access.app_ref(call, app.name, app.namespace)
+    if app.operation is not None:
+        raise BadRequest(
+            f"operation: an Application created through the API cannot carry an operation; "
+            f"start it with POST /api/v1/applications/{app.name}/sync"
+        )
+    return app
+
+
+def _document(app: Application) -> dict[str, Any]:
+    doc = app.to_dict()
+    doc.pop("status", None)
+    meta = doc.setdefault("metadata", {})
+    for key in _SERVER_SET:
+        meta.pop(key, None)
+    return doc
+
+
+async def create_application(call: Call[CreateQuery, Application]) -> Application:
+    access.require_write(call)
+    app = _prepared(call, call.body)
+    await access.check_application(call, app)
+    log_ = logger.bind(app=f"{app.namespace}/{app.name}", principal=call.principal.name)
+    try:
+        created = await call.rt.control_plane.create(_document(app))
+    except ClusterConflict:
+        if not call.query.upsert:
+            raise Conflict(
+                f"application {app.namespace}/{app.name} already exists; update it with PUT "
+                "or create with ?upsert=true"
+            ) from None
+        log_.info("api.application_upserted", decision="spec replaced (upsert)")
+        return await _replace(call, app)
+    log_.info("api.application_created", project=app.spec.project)
+    return Application.from_dict(created)
+
+
+async def _current(call: Call[Any, Any], app: Application) -> dict[str, Any]:
+    """The Application as the cluster holds it, if this token may see it (404 otherwise)."""
+    ref = access.app_ref(call, app.name, app.namespace)
+    try:
+        doc = await call.rt.control_plane.get(
+            model.API_VERSION, model.KIND, app.name, namespace=app.namespace
+        )
+    except ClusterNotFound:
+        raise access.not_found(ref) from None
+    try:
+        current = Application.from_dict(doc)
+    except SpecError:
+        current = None
+    if current is not None and not call.principal.sees(current.spec.project):
+        raise access.not_found(ref)
+    return doc
+
+
+async def _replace(call: Call[Any, Any], app: Application) -> Application:
+    doc = await _current(call, app)
+    wanted = _document(app)
+    meta = dict(doc.get("metadata") or {})
+    for key in ("labels", "annotations", "finalizers"):
+        if key in wanted["metadata"]:
+            meta[key] = wanted["metadata"][key]
+    if app.metadata.resource_version:
+        meta["resourceVersion"] = app.metadata.resource_version
+    updated = {**doc, "metadata": meta, "spec": wanted["spec"]}
+    try:
+        written = await call.rt.control_plane.replace(updated)
+    except ClusterConflict:
+        raise Conflict(
+            f"application {app.namespace}/{app.name} was changed by someone else; "
+            "read it again and retry"
+        ) from None
+    return Application.from_dict(written)
+
+
+async def update_application(call: Call[AppQuery, Application]) -> Application:
+    access.require_write(call)
+    app = call.body
+    name = call.path("name")
+    namespace = call.query.app_namespace or access.control_namespace(call.rt)
+    if app.name != name:
+        raise BadRequest(f"metadata.name: {app.name!r} does not match the path's {name!r}")
+    if app.metadata.namespace and app.metadata.namespace != namespace:
+        raise BadRequest(
+            f"metadata.namespace: {app.metadata.namespace!r} does not match {namespace!r} "
+            "(set ?appNamespace= for apps outside the control-plane namespace)"
+        )
+    app.metadata.namespace = namespace
+    _prepared(call, app)
+    await _current(call, app)
+    await access.check_application(call, app)
+    updated = await _replace(call, app)
+    logger.info("api.application_updated", app=f"{namespace}/{name}", principal=call.principal.name)
+    return updated
+
+
+async def delete_application(call: Call[DeleteQuery, None]) -> Result:
+    access.require_write(call)
+    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
+    probe = Application(
+        metadata=ObjectMeta(name=ref.name, namespace=ref.namespace),
+        spec=model.ApplicationSpec(destination=model.ApplicationDestination()),
+    )
+    doc = await _current(call, probe)
+    meta = doc.get("metadata") or {}
+    finalizers = [f for f in meta.get("finalizers") or [] if f != RESOURCES_FINALIZER]
+    if call.query.cascade:
+        finalizers.append(RESOURCES_FINALIZER)
+    if finalizers != list(meta.get("finalizers") or []):
+        patch = {
+            "metadata": {"finalizers": finalizers, "resourceVersion": meta.get("resourceVersion")}
+        }
+        await call.rt.control_plane.patch(
+            model.API_VERSION, model.KIND, ref.name, patch, namespace=ref.namespace
+        )
+    await call.rt.control_plane.delete(
+        model.API_VERSION, model.KIND, ref.name, ref.namespace, missing_ok=True
+    )
+    what = "with its resources" if call.query.cascade else "leaving its resources in place"
+    logger.info(
+        "api.application_deleted",
+        app=str(ref),
+        cascade=call.query.cascade,
+        principal=call.principal.name,
+    )
+    return Result(str(ref), f"application {ref} deleted ({what})")
+
+
+TAG = "applications"
+BASE = "/api/v1/applications"
+ROUTES = (
+    Route(
+        method="GET",
+        path=BASE,
+        handler=list_applications,
+        operation_id="listApplications",
+        summary="List applications with their status",
+        tag=TAG,
+        query=ListQuery,
+        response=ApplicationList,
+        errors=(400,),
+    ),
+    Route(
+        method="POST",
+        path=BASE,
+        handler=create_application,
+        operation_id="createApplication",
+        summary="Create an application (Argo CD's Application YAML as JSON)",
+        tag=TAG,
+        query=CreateQuery,
+        body=Application,
+        response=Application,
+        status=201,
+        errors=(400, 403, 409, 413, 415, 422),
+    ),
+    Route(
+        method="GET",
+        path=BASE + "/{name}",
+        handler=get_application,
+        operation_id="getApplication",
+        summary="An application's spec and status",
+        tag=TAG,
+        query=AppQuery,
+        response=Application,
+        errors=(400, 404),
+    ),
+    Route(
+        method="PUT",
+        path=BASE + "/{name}",
+        handler=update_application,
+        operation_id="updateApplication",
+        summary="Replace an application's spec, labels, annotations and finalizers",
+        tag=TAG,
+        query=AppQuery,
+        body=Application,
+        response=Application,
+        errors=(400, 403, 404, 409, 413, 415, 422),
+    ),
+    Route(
+        method="DELETE",
+        path=BASE + "/{name}",
+        handler=delete_application,
+        operation_id="deleteApplication",
+        summary="Delete an application (cascade: with its resources)",
+        tag=TAG,
+        query=DeleteQuery,
+        response=Result,
+        errors=(400, 403, 404, 409),
+    ),
+)

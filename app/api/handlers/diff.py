@@ -1,0 +1,86 @@
+"""`…/diff`: what a sync would change, per resource, as unified YAML diffs.
+
+The comparison the compare worker last made is re-run on the same inputs (the cached
+render of the revisions it compared, the live cache, the project) with the engine's
+`compare`, and every resource that is not Synced gets its diff: live above, what a sync
+would make below, Secrets masked (`app.engine.diff.render_diff`). Nothing is rendered or
+fetched here: a render no longer cached, or a live cache still warming up, is an answer
+that says what to do, not a guess.
+"""
+
+from app.api import access
+from app.api.errors import Conflict, Unavailable
+from app.api.routes import Call, Route
+from app.api.shapes import AppQuery, DiffResponse, ResourceDiff
+from app.engine.compare import CompareSettings, ResourceComparison, compare
+from app.engine.diff import render_diff
+from app.model.sync import SyncStatusCode
+from workers.compare_inputs import DestinationScopes, NotCached, read_targets
+
+
+def _diff(resource: ResourceComparison) -> str:
+    if resource.modified:
+        return resource.diff
+    if resource.requires_pruning:
+        return render_diff(resource.key, resource.normalized_live, None)
+    return ""
+
+
+async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
+    rt = call.rt
+    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
+    app = await access.find_app(call, ref)
+    stored = await rt.status.read_status(ref)
+    sync = stored.status.sync if stored is not None else None
+    revisions = (list(sync.revisions) or [sync.revision]) if sync is not None else []
+    if not any(revisions):
+        raise Conflict(
+            f"application {ref} has not been compared yet; refresh it "
+            f"(sluice app refresh {ref.name}) and retry"
+        )
+    targets = await read_targets(rt.manifests, app, revisions)
+    if isinstance(targets, NotCached):
+        raise Conflict(
+            f"{targets.what} of application {ref} is no longer cached; refresh it "
+            f"(sluice app refresh {ref.name}) and retry"
+        )
+    live = await rt.live.read(ref)
+    if not live.warm:
+        raise Unavailable(f"the live state of application {ref} is not known yet: {live.reason}")
+    project = await rt.apps.get_project(access.control_namespace(rt), app.spec.project)
+    if project is None:
+        raise Conflict(f"project {app.spec.project!r} of application {ref} does not exist")
+    cluster = rt.clusters.resolve(app.spec.destination)
+    settings = await DestinationScopes(
+        CompareSettings(tracking=rt.settings.tracking_method)
+    ).settings_for(cluster)
+    result = compare(app, targets.objects, live.objects.values(), project, settings)
+    items = [
+        ResourceDiff(
+            group=r.key.group,
+            kind=r.key.kind,
+            namespace=r.key.namespace,
+            name=r.key.name,
+            status=r.status,
+            requires_pruning=r.requires_pruning,
+            diff=_diff(r),
+        )
+        for r in result.resources
+        if r.status is not None and r.status is not SyncStatusCode.SYNCED
+    ]
+    return DiffResponse(str(ref), revisions, result.sync_status, items)
+
+
+ROUTES = (
+    Route(
+        method="GET",
+        path="/api/v1/applications/{name}/diff",
+        handler=diff_application,
+        operation_id="diffApplication",
+        summary="Per-resource diff between the live state and the last compared revision",
+        tag="applications",
+        query=AppQuery,
+        response=DiffResponse,
+        errors=(400, 404, 409, 503),
+    ),
+)

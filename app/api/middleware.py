@@ -1,0 +1,184 @@
+"""What every request goes through, outermost first: error answers, request metrics,
+authentication, the JSON-only rule for changes, and the request deadline.
+
+- Errors: an `ApiError` (and the errors of the layers below: cluster, bus, store) becomes
+  a `Status` JSON answer here and nowhere else; anything unexpected is logged with the
+  route and answered 500 without details (never a traceback to the client).
+- Authentication: every route but the public ones (health, webhook) needs
+  `Authorization: Bearer <token>`; a missing, unknown or expired token is 401, whatever
+  the path, so probing for routes without a token learns nothing.
+- CSRF: POST, PUT and PATCH, and a DELETE with a body, must send
+  `Content-Type: application/json` (415 otherwise). Browsers cannot send that cross-site
+  without a preflight, and a bearer token is never sent by a browser on its own.
+- Deadline: a request (its cluster, Redis and NATS calls) gets `request_timeout` seconds;
+  event streams are exempt (they are long-lived by design and send heartbeats).
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import redis.exceptions
+from aiohttp import web
+
+from app import log
+from app.api import errors
+from app.api.metrics import API_REQUESTS
+from app.api.routes import PRINCIPAL, ROUTE_TABLE, SETTINGS, Route
+from app.api.tokens import Refused
+from app.api.webhooks import PATH as WEBHOOK_PATH
+from app.bus.errors import BusError
+from app.cluster import errors as cluster_errors
+from app.store.errors import StoreError
+
+logger = log.get("api")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+_CHANGES = ("POST", "PUT", "PATCH")
+_JSON = "application/json"
+
+
+def route_name(request: web.Request) -> str:
+    """The matched route's operation id (a fixed set: metric labels come from it)."""
+    name = request.match_info.route.name
+    if name:
+        return name
+    resource = request.match_info.route.resource
+    if resource is not None and resource.canonical == WEBHOOK_PATH:
+        return "webhook"
+    return "unmatched"
+
+
+def _route(request: web.Request) -> Route | None:
+    name = request.match_info.route.name
+    return request.app[ROUTE_TABLE].get(name) if name else None
+
+
+def _public(request: web.Request) -> bool:
+    route = _route(request)
+    return route.public if route is not None else route_name(request) == "webhook"
+
+
+def _from_cluster(e: cluster_errors.ClusterError) -> errors.ApiError:
+    text = str(e)
+    if isinstance(e, cluster_errors.UnknownKind):
+        return errors.Unavailable(
+            f"{text}; install Argo CD's Application and AppProject CRDs (deploy/crds.yaml)"
+        )
+    if isinstance(e, cluster_errors.NotFound):
+        return errors.NotFound(text)
+    if isinstance(e, cluster_errors.Conflict | cluster_errors.Expired):
+        return errors.Conflict(f"{text}; read the object again and retry")
+    if isinstance(e, cluster_errors.Invalid):
+        return errors.Invalid(text)
+    if isinstance(e, cluster_errors.Forbidden | cluster_errors.Unauthorized):
+        return errors.Unavailable(
+            f"the control-plane cluster refused Sluice's own credentials: {text}; "
+            "check Sluice's service account (deploy/rbac.yaml)"
+        )
+    return errors.Unavailable(f"the control-plane cluster is unavailable: {text}")
+
+
+def _from_http(e: web.HTTPException) -> errors.ApiError:
+    if e.status == 404:
+        return errors.NotFound("no such API path; see /api/openapi.json")
+    if e.status == 405:
+        return errors.MethodNotAllowed(f"method not allowed here: {e.reason}")
+    if e.status == 413:
+        return errors.PayloadTooLarge("request body too large")
+    return errors.BadRequest(e.text or e.reason)
+
+
+def _answer(error: errors.ApiError) -> web.Response:
+    return web.json_response(error.body(), status=error.status, headers=error.headers)
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except errors.ApiError as e:
+        failure: errors.ApiError = e
+    except web.HTTPException as e:
+        if e.status < 400:
+            raise
+        failure = _from_http(e)
+    except cluster_errors.ClusterError as e:
+        failure = _from_cluster(e)
+    except BusError as e:
+        failure = errors.Unavailable(f"the event bus is unavailable: {e}")
+    except (StoreError, redis.exceptions.RedisError) as e:
+        failure = errors.Unavailable(f"the state store is unavailable: {type(e).__name__}: {e}")
+    except TimeoutError:
+        failure = errors.Timeout(
+            f"the request did not finish within {request.app[SETTINGS].request_timeout:g} s; retry"
+        )
+    except (ConnectionResetError, asyncio.CancelledError):
+        raise
+    except Exception:
+        logger.exception("api.internal_error", route=route_name(request), method=request.method)
+        failure = errors.ApiError("internal error; the server log has the details")
+    if failure.status >= 500:
+        logger.warning(
+            "api.failed", route=route_name(request), status=failure.status, reason=failure.message
+        )
+    return _answer(failure)
+
+
+@web.middleware
+async def metrics_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response = await handler(request)
+    API_REQUESTS.labels(route_name(request), request.method, str(response.status)).inc()
+    return response
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if _public(request):
+        return await handler(request)
+    header = request.headers.get("Authorization", "")
+    scheme, _, presented = header.partition(" ")
+    if scheme.lower() != "bearer" or not presented.strip():
+        raise errors.Unauthorized(
+            "authentication required: send `Authorization: Bearer <token>` "
+            "(the CLI reads --token or SLUICE_TOKEN)"
+        )
+    try:
+        principal = request.app[SETTINGS].tokens.authenticate(presented.strip())
+    except Refused as e:
+        logger.info("api.unauthenticated", route=route_name(request), reason=str(e))
+        raise errors.Unauthorized(str(e)) from None
+    request[PRINCIPAL] = principal
+    return await handler(request)
+
+
+@web.middleware
+async def json_only_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if _public(request):
+        return await handler(request)
+    has_body = request.body_exists
+    changes = request.method in _CHANGES or (request.method == "DELETE" and has_body)
+    if changes and request.content_type != _JSON:
+        raise errors.UnsupportedMediaType(
+            f"{request.method} requests must send Content-Type: {_JSON} "
+            f"(got {request.content_type or 'none'}); forms are refused"
+        )
+    return await handler(request)
+
+
+@web.middleware
+async def deadline_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    route = _route(request)
+    if route is not None and route.streaming:
+        return await handler(request)
+    async with asyncio.timeout(request.app[SETTINGS].request_timeout):
+        return await handler(request)
+
+
+MIDDLEWARES = (
+    metrics_middleware,
+    error_middleware,
+    auth_middleware,
+    json_only_middleware,
+    deadline_middleware,
+)
