@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from app import log
-from app.localcluster import argocd, kubeconfig, system
+from app.localcluster import argocd, controllers, kubeconfig, system
 from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
@@ -55,6 +55,8 @@ class LocalCluster:
         self.api = ApiServer(self.registry, self.store)
         self.runtime = Runtime(self.events)
         system.register(self.runtime, self.api)
+        if self.settings.controllers.enabled:
+            controllers.register(self.runtime, self.api, self.settings.controllers.delay_seconds)
         self.faults = Faults(self.settings.faults, self.settings.fault_seed)
         watch = self.settings.watch
         self.context = Context(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.localcluster.errors import Cause
+from app.localcluster.levers import lever_causes
 
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -129,6 +130,7 @@ def metadata_causes(meta: Mapping[str, Any]) -> list[Cause]:
                 )
                 continue
             size += len(key) + len(value)
+        causes.extend(lever_causes(annotations))
         if size > MAX_ANNOTATIONS_BYTES:
             causes.append(
                 Cause(

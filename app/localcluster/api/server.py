@@ -15,6 +15,7 @@ from app.engine.merge import GroupVersionKind, PatchError, record_update
 from app.localcluster import crds, errors, strategies
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.errors import Cause
+from app.localcluster.levers import lever_causes
 from app.localcluster.objectmeta import SERVER_OWNED, metadata_causes, name_problem, new_uid, now
 from app.localcluster.resources import GroupResource, Registry, ResourceType
 from app.localcluster.selectors import Matcher
@@ -146,6 +147,9 @@ class ApiServer:
                 )
             )
         causes.extend(metadata_causes(meta))
+        template_annotations = strategies.lookup(new, "spec.template.metadata.annotations")
+        if isinstance(template_annotations, dict):
+            causes.extend(lever_causes(template_annotations, "spec.template.metadata.annotations"))
         if not causes and rule.defaults is not None:
             rule.defaults(new, old)
         if not causes and rule.validate is not None:

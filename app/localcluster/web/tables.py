@@ -98,9 +98,10 @@ def _pod_status(obj: KubeObject) -> Cell:
     if obj["metadata"].get("deletionTimestamp"):
         return "Terminating"
     for status in lookup(obj, "status.containerStatuses") or []:
-        waiting = (status.get("state") or {}).get("waiting")
-        if waiting and waiting.get("reason"):
-            return str(waiting["reason"])
+        state = status.get("state") or {}
+        for detail in (state.get("waiting"), state.get("terminated")):
+            if detail and detail.get("reason"):
+                return str(detail["reason"])
     return str(lookup(obj, "status.phase") or "Pending")
 
 

@@ -1,0 +1,31 @@
+"""Simulated controllers: workloads move through their lifecycle so health has a subject.
+
+They write status the way kube-controller-manager, the kubelet and a cloud controller
+would, after a configurable delay (0 for benchmarks) and subject to the test levers in
+`app.localcluster.levers`: Deployment → ReplicaSet → Pods (owned, so garbage collected),
+StatefulSet and DaemonSet status, Pods Running and Ready (or Succeeded under a Job), Job
+Complete or Failed, PVC Bound, LoadBalancer Services and Ingresses addressed. Every
+write goes through the object API, so clients watch it like any other change.
+"""
+
+from app.localcluster.api.server import ApiServer
+from app.localcluster.controllers.deployments import DeploymentController
+from app.localcluster.controllers.jobs import JobController
+from app.localcluster.controllers.loadbalancers import LoadBalancerController
+from app.localcluster.controllers.pods import Kubelet
+from app.localcluster.controllers.replicasets import ReplicaSetController
+from app.localcluster.controllers.statefulsets import DAEMONSETS, STATEFULSETS, SetController
+from app.localcluster.controllers.volumes import ClaimBinder
+from app.localcluster.runtime import Runtime
+
+
+def register(runtime: Runtime, api: ApiServer, delay: float) -> None:
+    """Run every simulated controller on `runtime`, workloads taking `delay` seconds."""
+    runtime.register(DeploymentController(api, delay))
+    runtime.register(ReplicaSetController(api))
+    runtime.register(Kubelet(api, delay))
+    runtime.register(SetController(api, STATEFULSETS, delay))
+    runtime.register(SetController(api, DAEMONSETS, delay))
+    runtime.register(JobController(api))
+    runtime.register(ClaimBinder(api, delay))
+    runtime.register(LoadBalancerController(api, delay))
