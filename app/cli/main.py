@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from app import log
 
-COMMAND_MODULES = ("app.cli.up", "app.cli.worker")
+COMMAND_MODULES = ("app.cli.up", "app.cli.worker", "app.cli.localcluster")
 
 
 def build_parser() -> argparse.ArgumentParser:

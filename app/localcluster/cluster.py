@@ -17,13 +17,13 @@ from typing import Any
 from aiohttp import web
 
 from app import log
-from app.localcluster import argocd, controllers, kubeconfig, system
+from app.localcluster import argocd, controllers, kubeconfig, snapshot, system
 from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
 from app.localcluster.builtin import BUILTIN_TYPES
 from app.localcluster.crds import CRDS
-from app.localcluster.eventlog import EventLog
+from app.localcluster.eventlog import ADDED, Change, EventLog
 from app.localcluster.faults import Faults
 from app.localcluster.resources import GroupResource, Registry
 from app.localcluster.runtime import Runtime
@@ -76,6 +76,7 @@ class LocalCluster:
         self._tmpdir: str | None = None
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._saved = 0
 
     def _crd_schema(self, rt: Any) -> dict[str, Any] | None:
         crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
@@ -103,9 +104,25 @@ class LocalCluster:
                     writes.create(self.api, crd_type, crd, namespace="", opts=opts)
 
     async def start(self) -> None:
-        """Listen, write the kubeconfig, start the reconcilers."""
+        """Load the snapshot, listen, write the kubeconfig, start the reconcilers.
+
+        Raises SnapshotError (naming the file and the problem) for an unusable snapshot.
+        """
+        path = self.settings.snapshot_path
+        if path is not None and path.exists():
+            revision = snapshot.load(path, self.store, self.registry)
+            for resource in self.store.resources():
+                for obj in self.store.items(resource):
+                    rv = int(obj["metadata"]["resourceVersion"])
+                    self.runtime.replay(Change(rv, ADDED, resource, obj))
+            self._saved = revision
+            logger.info("snapshot loaded", path=str(path), resource_version=revision)
         self._bootstrap()
         self._tasks.append(asyncio.create_task(self.runtime.run(), name="localcluster-runtime"))
+        if path is not None and self.settings.snapshot_interval > 0:
+            self._tasks.append(
+                asyncio.create_task(self._save_periodically(path), name="localcluster-snapshot")
+            )
         self._runner = web.AppRunner(
             webapp.build(self.context), access_log=None, handler_cancellation=True
         )
@@ -128,6 +145,8 @@ class LocalCluster:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
+        if self.settings.snapshot_path is not None:
+            await self.save_snapshot(self.settings.snapshot_path)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -135,6 +154,27 @@ class LocalCluster:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
         logger.info("local cluster stopped", url=self.url)
+
+    async def save_snapshot(self, path: Path) -> None:
+        """Write every object to `path` (serialized off the event loop)."""
+        taken = snapshot.capture(self.store)
+        await asyncio.to_thread(snapshot.write, path, taken)
+        self._saved = taken.revision
+        logger.info(
+            "snapshot saved",
+            path=str(path),
+            resource_version=taken.revision,
+            objects=len(taken.objects),
+        )
+
+    async def _save_periodically(self, path: Path) -> None:
+        while True:
+            await asyncio.sleep(self.settings.snapshot_interval)
+            if self.store.revision != self._saved:
+                try:
+                    await self.save_snapshot(path)
+                except OSError as e:
+                    logger.error("snapshot not saved", path=str(path), error=str(e))
 
     async def __aenter__(self) -> "LocalCluster":
         await self.start()

@@ -64,6 +64,13 @@ class Runtime:
         for resource in reconciler.resources:
             self._events.listen(resource, listener)
 
+    def replay(self, change: Change) -> None:
+        """Let every interested reconciler observe `change` (objects loaded from a snapshot)."""
+        for reconciler in self._reconcilers.values():
+            if None in reconciler.resources or change.resource in reconciler.resources:
+                for ref, delay in reconciler.observe(change):
+                    self.enqueue(reconciler.name, ref, delay)
+
     def enqueue(self, name: str, ref: ObjectRef, delay: float = 0.0) -> None:
         """Reconcile `ref` with reconciler `name` in `delay` seconds (earliest request wins)."""
         due = time.monotonic() + delay
