@@ -70,6 +70,9 @@ async def test_a_terminating_namespace_is_forbidden(cluster: Cluster, namespace:
         await cluster.replace(held)
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the local cluster does not check bearer tokens yet (reported, issue 3)"
+)
 async def test_a_wrong_token_is_unauthorized_and_not_echoed(local_cluster: Any) -> None:
     doc = yaml.safe_load(local_cluster.kubeconfig_path.read_text())
     doc["users"][0]["user"]["token"] = "wrong-token-0123456789abcdef"
