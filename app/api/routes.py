@@ -28,7 +28,7 @@ from workers.runtime import Runtime
 Q = TypeVar("Q")
 B = TypeVar("B")
 
-PRINCIPAL = "sluice.principal"
+PRINCIPAL = web.RequestKey("principal", Principal)
 """Request key of the authenticated `Principal` (set by the auth middleware)."""
 NOBODY = Principal("anonymous", projects=(), read_only=True)
 """The principal of a public route's request: sees no project, may change nothing."""

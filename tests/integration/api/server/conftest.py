@@ -1,0 +1,96 @@
+"""The API on a real aiohttp server over a real Runtime (NATS, Redis, the local cluster).
+
+Three tokens: `ADMIN` (every project), `READER` (read-only) and `TEAM_A` (projects
+`team-a*` only). `seed_app` writes an Application to the cluster *and* the registry (the
+watcher, which would mirror it, is not running in these tests).
+"""
+
+import datetime as dt
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from app.api.server import build_app
+from app.api.settings import ApiSettings
+from app.api.tokens import Principal, Token, TokenSet, digest
+from app.bus.subjects import AppRef
+from app.model.application import Application
+from app.model.project import AppProject
+from workers.runtime import Runtime
+
+ADMIN = "admin-token-0123456789abcdef"
+READER = "reader-token-0123456789abcdef"
+TEAM_A = "team-a-token-0123456789abcdef"
+EXPIRED = "expired-token-0123456789abcdef"
+NAMESPACE = "sluice"
+
+
+def tokens() -> TokenSet:
+    past = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+    return TokenSet(
+        [
+            Token(Principal("admin"), digest(ADMIN)),
+            Token(Principal("reader", read_only=True), digest(READER)),
+            Token(Principal("team-a", projects=("team-a*",)), digest(TEAM_A)),
+            Token(Principal("old"), digest(EXPIRED), expires_at=past),
+        ]
+    )
+
+
+def auth(token: str = ADMIN) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def application(name: str, *, project: str = "default", **spec: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {
+            "project": project,
+            "source": {"repoURL": "https://git.example.com/shop.git", "path": "deploy"},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "shop"},
+        },
+    }
+    doc["spec"].update(spec)
+    return doc
+
+
+def project(name: str, **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "sourceRepos": ["*"],
+        "destinations": [{"server": "*", "namespace": "*"}],
+    }
+    body.update(spec)
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "AppProject",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": body,
+    }
+
+
+@pytest.fixture
+async def api(runtime: Runtime) -> AsyncIterator[TestClient[Any, Any]]:
+    await runtime.control_plane.apply(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    )
+    settings = ApiSettings(tokens=tokens(), request_timeout=10.0, heartbeat=0.5)
+    client = TestClient(TestServer(build_app(runtime, settings)))
+    await client.start_server()
+    yield client
+    await client.close()
+
+
+async def seed_app(rt: Runtime, doc: dict[str, Any]) -> AppRef:
+    """Write the Application to the cluster and register it, as the watcher would."""
+    written = await rt.control_plane.create(doc)
+    await rt.apps.put(Application.from_dict(written))
+    return AppRef(NAMESPACE, doc["metadata"]["name"])
+
+
+async def seed_project(rt: Runtime, doc: dict[str, Any]) -> None:
+    written = await rt.control_plane.create(doc)
+    await rt.apps.put_project(AppProject.from_dict(written))
