@@ -134,17 +134,26 @@ class Cluster:
     def _target(self, verb: str, api_version: str, kind: str, namespace: str, name: str) -> Target:
         return Target(verb, kind, api_version, namespace, name, self.name)
 
-    async def resource(self, api_version: str, kind: str) -> ResourceType:
+    async def resource(
+        self, api_version: str, kind: str, *, time_limit: float | None = None
+    ) -> ResourceType:
         """The served resource type of `kind` in `api_version` (UnknownKind if none)."""
-        return await self.discovery.resolve(api_version, kind)
+        target = self._target("resolve", api_version, kind, "", "")
+        async with self._deadline(target, time_limit):
+            return await self.discovery.resolve(api_version, kind)
 
-    async def preferred_resource(self, group_kind: GroupKind) -> ResourceType:
+    async def preferred_resource(
+        self, group_kind: GroupKind, *, time_limit: float | None = None
+    ) -> ResourceType:
         """The resource type of `group_kind` in its group's preferred version."""
-        return await self.discovery.resolve_group_kind(group_kind)
+        target = self._target("resolve", group_kind.group, group_kind.kind, "", "")
+        async with self._deadline(target, time_limit):
+            return await self.discovery.resolve_group_kind(group_kind)
 
-    async def resource_types(self) -> list[ResourceType]:
+    async def resource_types(self, *, time_limit: float | None = None) -> list[ResourceType]:
         """Every served kind, once each, in its group's preferred version."""
-        return list((await self.discovery.index()).preferred())
+        async with self._deadline(Target("discover", cluster=self.name), time_limit):
+            return list((await self.discovery.index()).preferred())
 
     async def get(
         self,
@@ -159,7 +168,7 @@ class Cluster:
         """The live object (NotFound if it does not exist)."""
         target = self._target("get", api_version, kind, namespace, name)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             path = object_path(rt, namespace, name, target, subresource)
             obj: KubeObject = await self.transport.call("GET", path, target)
             return obj
@@ -177,7 +186,7 @@ class Cluster:
         """Every object of a kind (in `namespace`, or all) matching the selectors."""
         target = self._target("list", api_version, kind, namespace, "")
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             return await list_objects(
                 self.transport,
                 rt,
@@ -218,7 +227,7 @@ class Cluster:
         api_version, kind, namespace, name = _identity(obj, "create")
         target = self._target("create", api_version, kind, namespace, name)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             query = [("fieldManager", field_manager), *_dry_run(dry_run)]
             created = await self._post(rt, obj, target, query)
             self._after_write(rt, dry_run)
@@ -239,7 +248,7 @@ class Cluster:
         api_version, kind, namespace, name = _identity(obj, "replace")
         target = self._target("replace", api_version, kind, namespace, name)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             path = object_path(rt, namespace, name, target)
             query = [("fieldManager", field_manager), *_dry_run(dry_run)]
             try:
@@ -259,7 +268,7 @@ class Cluster:
         api_version, kind, namespace, name = _identity(obj, "replace status")
         target = self._target("replace status", api_version, kind, namespace, name)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             path = object_path(rt, namespace, name, target, "status")
             result: KubeObject = await self.transport.call(
                 "PUT", path, target, query=_dry_run(dry_run), body=obj
@@ -286,7 +295,7 @@ class Cluster:
         api_version, kind, namespace, name = _identity(obj, "apply")
         target = self._target("apply", api_version, kind, namespace, name)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             path = object_path(rt, namespace, name, target)
             query = [("fieldManager", field_manager), *_dry_run(dry_run)]
             if mode is ApplyMode.SERVER_SIDE:
@@ -353,7 +362,7 @@ class Cluster:
             shape = "a list of operations" if patch_type is PatchType.JSON else "an object"
             raise Invalid(f"a {patch_type.name} patch must be {shape}", target=target)
         async with self._deadline(target, time_limit):
-            rt = await self.resource(api_version, kind)
+            rt = await self.discovery.resolve(api_version, kind)
             path = object_path(rt, namespace, name, target, subresource)
             query = [("fieldManager", field_manager), *_dry_run(dry_run)]
             result: KubeObject = await self.transport.call(
@@ -401,7 +410,7 @@ class Cluster:
             body["dryRun"] = ["All"]
         async with self._deadline(target, time_limit):
             try:
-                rt = await self.resource(api_version, kind)
+                rt = await self.discovery.resolve(api_version, kind)
                 path = object_path(rt, namespace, name, target)
                 answer = await self.transport.call(
                     "DELETE", path, target, query=_dry_run(dry_run), body=body

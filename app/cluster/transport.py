@@ -123,8 +123,9 @@ class Transport:
                 finally:
                     resp.release()
         except NETWORK_ERRORS as e:
-            self._log.debug("cluster.request_failed", method=method, path=path, error=repr(e))
-            raise error_for_exception(e, target, timeout=limit) from e
+            error = error_for_exception(e, target, timeout=limit)
+            self._log.debug("cluster.request_failed", method=method, path=path, error=str(error))
+            raise error from e
         self._log.debug(
             "cluster.request",
             method=method,
