@@ -7,7 +7,9 @@ The watcher turns what it sees into refresh requests (SEMANTICS §7):
 - the `argocd.argoproj.io/refresh` annotation: `hard` → `force`, any other value →
   `latest` (Argo CD reads every value but `hard` as a normal refresh);
 - a managed object changed: `recent`; an object it owns (a ReplicaSet, a Pod) changed:
-  `nothing` (the tree and health move, the revision does not).
+  `nothing` (the tree and health move, the revision does not);
+- an AppProject's spec changed: `latest` for each of its apps (what the project permits
+  decides their conditions and what they may sync).
 
 Requests that meet merge by the highest level; their reasons are kept together so the
 user sees every cause. Applications are reconciled in the control-plane namespace and in
@@ -70,6 +72,11 @@ def object_change(kind: str, name: str, *, managed: bool) -> RefreshAsk:
     """A managed object changed → recent; a descendant of one → nothing."""
     trigger = Trigger.MANAGED_OBJECT_CHANGED if managed else Trigger.NON_ROOT_OBJECT_CHANGED
     return RefreshAsk(level_for(trigger), f"{kind}/{name} changed")
+
+
+def project_changed(name: str) -> RefreshAsk:
+    """An app's AppProject changed: compare again (latest)."""
+    return RefreshAsk(RefreshLevel.LATEST, f"AppProject {name} changed")
 
 
 def merge_asks(asks: Iterable[RefreshAsk | None]) -> RefreshAsk | None:

@@ -9,6 +9,7 @@ from app.engine.refresh_triggers import (
     annotation_refresh,
     merge_asks,
     object_change,
+    project_changed,
     reconciled_namespace,
     registry_refresh,
 )
@@ -84,3 +85,7 @@ def test_merged_asks_take_the_highest_level_and_every_distinct_reason() -> None:
     assert merged is not None and merged.level is L.FORCE
     assert merged.reason.count("spec changed") == 1 and "refresh was requested" in merged.reason
     assert merge_asks([None, None]) is None
+
+
+def test_a_project_change_asks_its_apps_for_latest() -> None:
+    assert project_changed("team") == RefreshAsk(L.LATEST, "AppProject team changed")

@@ -1,0 +1,333 @@
+"""What one cluster's watch produces, written and published in batches.
+
+Event handlers only record what changed (synchronously, in memory); one task per cluster
+writes it out. Whatever piled up while a batch was being written forms the next one, so
+a quiet cluster's change goes out at once and a busy one's in few round trips:
+
+1. apps gone: live cache marked COLD, tree deleted;
+2. apps to warm: `LiveCache.replace` with every object the app tracks, read from the
+   index at that moment (so it is never older than the changes recorded after it);
+3. object changes of warm apps: one Redis pipeline of HSET/HDEL on the live cache
+   (each object encoded once per batch however often it changed);
+4. refreshes: at most one per app per `refresh_window`, merged by level; for each app
+   whose operation is running, a SyncStep for its current step ("cluster changed") wakes
+   a waiting step (de-duplicated per step by the bus);
+5. resource trees of changed apps, at most once per app per `tree_interval`, one pipeline.
+
+A batch that fails (Redis or NATS unavailable) is kept and tried again after
+`retry_delay`; live writes whose outcome is unknown re-warm their apps from the index.
+"""
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import redis.exceptions
+
+from app import log
+from app.bus.errors import BusError
+from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
+from app.bus.publish import publish
+from app.bus.subjects import AppRef
+from app.engine.refresh_triggers import RefreshAsk
+from app.engine.resource_tree import ResourceTree
+from app.model.resource import KubeObject, ResourceKey
+from app.model.sync import OperationPhase, RefreshLevel
+from app.store import keys
+from app.store.errors import StoreError
+from app.store.livecache import MAX_OBJECT_BYTES
+from app.store.values import dumps
+from workers.runtime import Runtime
+from workers.watching.settings import WatcherSettings
+
+logger = log.get("watcher.flusher")
+
+FAILURES = (redis.exceptions.RedisError, OSError, TimeoutError, BusError, StoreError)
+PIPELINE_COMMANDS = 1000
+"""Commands sent per pipeline round trip."""
+RUNNING = {OperationPhase.RUNNING.value.encode(), OperationPhase.TERMINATING.value.encode()}
+WAKE_REASON = "cluster changed"
+
+
+class Sources(Protocol):
+    """What the flusher reads from the watch at the moment it writes."""
+
+    def tracked(self, ref: AppRef) -> list[KubeObject]: ...
+
+    def tree(self, ref: AppRef) -> ResourceTree: ...
+
+
+@dataclass(slots=True)
+class _Pending:
+    level: RefreshLevel
+    reason: str
+    more: int = 0
+
+    def add(self, ask: RefreshAsk) -> None:
+        self.level = max(self.level, ask.level)
+        if ask.reason != self.reason:
+            self.more += 1
+
+    @property
+    def text(self) -> str:
+        return f"{self.reason} (and {self.more} more changes)" if self.more else self.reason
+
+
+class Flusher:
+    def __init__(
+        self, rt: Runtime, settings: WatcherSettings, sources: Sources, *, cluster: str
+    ) -> None:
+        self._rt = rt
+        self._settings = settings
+        self._sources = sources
+        self._log = logger.bind(cluster=cluster)
+        self._wake = asyncio.Event()
+        self._limit = asyncio.Semaphore(settings.concurrency)
+        self.warmed: set[AppRef] = set()
+        """Apps whose live cache this leader completed; only their object changes are written."""
+        self._warming: set[AppRef] = set()
+        self._forgetting: set[AppRef] = set()
+        self._live: dict[AppRef, dict[ResourceKey, KubeObject | None]] = {}
+        self._asks: dict[AppRef, _Pending] = {}
+        self._trees: set[AppRef] = set()
+        self._last_refresh: dict[AppRef, float] = {}
+        self._last_tree: dict[AppRef, float] = {}
+
+    def warm(self, ref: AppRef) -> None:
+        """Install the app's complete live set (from the index) at the next batch."""
+        self._forgetting.discard(ref)
+        self._warming.add(ref)
+        self._trees.add(ref)
+        self._wake.set()
+
+    def object_changed(self, ref: AppRef, key: ResourceKey, obj: KubeObject | None) -> None:
+        """An object of a warm app changed (None: deleted)."""
+        self._live.setdefault(ref, {})[key] = obj
+        self._wake.set()
+
+    def ask(self, ref: AppRef, ask: RefreshAsk) -> None:
+        pending = self._asks.get(ref)
+        if pending is None:
+            self._asks[ref] = _Pending(ask.level, ask.reason)
+        else:
+            pending.add(ask)
+        self._wake.set()
+
+    def tree_changed(self, ref: AppRef) -> None:
+        self._trees.add(ref)
+        self._wake.set()
+
+    def forget(self, ref: AppRef) -> None:
+        """The app is gone or deploys elsewhere now: drop what is pending, mark it COLD."""
+        self.warmed.discard(ref)
+        self._warming.discard(ref)
+        self._live.pop(ref, None)
+        self._asks.pop(ref, None)
+        self._trees.discard(ref)
+        self._last_refresh.pop(ref, None)
+        self._last_tree.pop(ref, None)
+        self._forgetting.add(ref)
+        self._wake.set()
+
+    async def cool(self, refs: Iterable[AppRef], reason: str) -> None:
+        """Mark apps COLD now (this leader starts or stops keeping their caches)."""
+        self.warmed.difference_update(refs)
+        await self._each(refs, lambda ref: self._rt.live.invalidate(ref, reason=reason))
+
+    async def run(self) -> None:
+        while True:
+            delay = self._next_due(time.monotonic())
+            if delay is None or delay > 0:
+                try:
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
+                except TimeoutError:
+                    pass
+            self._wake.clear()
+            try:
+                await self._flush()
+            except FAILURES as e:
+                self._log.warning(
+                    "flush.failed",
+                    error=f"{type(e).__name__}: {e}",
+                    retry_in=self._settings.retry_delay,
+                )
+                await asyncio.sleep(self._settings.retry_delay)
+
+    def _next_due(self, now: float) -> float | None:
+        if self._forgetting or self._warming or self._live:
+            return 0.0
+        due = math.inf
+        window, interval = self._settings.refresh_window, self._settings.tree_interval
+        for ref in self._asks:
+            due = min(due, self._last_refresh.get(ref, -math.inf) + window)
+        for ref in self._trees:
+            if ref in self.warmed:
+                due = min(due, self._last_tree.get(ref, -math.inf) + interval)
+        return None if due == math.inf else max(0.0, due - now)
+
+    async def _each(
+        self, refs: Iterable[AppRef], call: Callable[[AppRef], Awaitable[None]]
+    ) -> None:
+        """`call` for every app, a bounded number at a time; all finish before the first
+        failure is raised."""
+
+        async def bounded(ref: AppRef) -> None:
+            async with self._limit:
+                await call(ref)
+
+        outcomes = await asyncio.gather(*(bounded(ref) for ref in refs), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def _flush(self) -> None:
+        await self._forget_apps()
+        await self._warm_apps()
+        await self._write_live()
+        now = time.monotonic()
+        await self._refresh(now)
+        await self._write_trees(now)
+
+    async def _forget_apps(self) -> None:
+        refs, self._forgetting = self._forgetting, set()
+
+        async def forget(ref: AppRef) -> None:
+            await self._rt.live.invalidate(ref, reason="the Application is gone from this cluster")
+            await self._rt.tree.delete(ref)
+
+        try:
+            await self._each(refs, forget)
+        except FAILURES:
+            self._forgetting |= refs
+            raise
+
+    async def _warm_apps(self) -> None:
+        refs, self._warming = self._warming, set()
+        failed: list[AppRef] = []
+
+        async def warm(ref: AppRef) -> None:
+            self._live.pop(ref, None)
+            objects = self._sources.tracked(ref)
+            self.warmed.add(ref)
+            try:
+                await self._rt.live.replace(ref, objects)
+            except StoreError as e:
+                self.warmed.discard(ref)
+                self._log.warning("live.unwarmable", app=str(ref), error=str(e))
+            except FAILURES:
+                self.warmed.discard(ref)
+                failed.append(ref)
+                raise
+            else:
+                self._log.debug("live.warm", app=str(ref), objects=len(objects))
+
+        try:
+            await self._each(refs, warm)
+        finally:
+            self._warming.update(failed)
+
+    async def _write_live(self) -> None:
+        batch = {ref: changes for ref, changes in self._live.items() if ref in self.warmed}
+        self._live = {}
+        commands = 0
+        unstorable: dict[AppRef, str] = {}
+        try:
+            pipe = self._rt.redis.pipeline(transaction=False)
+            for ref, changes in batch.items():
+                hash_key = keys.live(ref)
+                for key, obj in changes.items():
+                    if obj is None:
+                        pipe.hdel(hash_key, str(key))
+                    else:
+                        try:
+                            data = dumps(obj, what=f"live object {key}", limit=MAX_OBJECT_BYTES)
+                        except StoreError as e:
+                            unstorable[ref] = str(e)
+                            continue
+                        pipe.hset(hash_key, str(key), data)
+                    commands += 1
+                    if commands % PIPELINE_COMMANDS == 0:
+                        await pipe.execute()
+            await pipe.execute()
+        except FAILURES:
+            for ref in batch:
+                self.warmed.discard(ref)
+                self._warming.add(ref)
+            raise
+        for ref, reason in unstorable.items():
+            self.warmed.discard(ref)
+            await self._rt.live.invalidate(ref, reason=reason)
+
+    async def _refresh(self, now: float) -> None:
+        window = self._settings.refresh_window
+        due = [r for r in self._asks if now - self._last_refresh.get(r, -math.inf) >= window]
+        if not due:
+            return
+        asks = {ref: self._asks.pop(ref) for ref in due}
+        for ref in due:
+            self._last_refresh[ref] = now
+        sent: list[AppRef] = []
+
+        async def send(ref: AppRef) -> None:
+            pending = asks[ref]
+            await publish(self._rt.bus, REFRESH, RefreshRequest(ref, pending.level, pending.text))
+            sent.append(ref)
+            self._log.debug("refresh.requested", app=str(ref), level=pending.level.name.lower(),
+                            reason=pending.text)  # fmt: skip
+
+        try:
+            await self._each(due, send)
+        except FAILURES:
+            for ref, pending in asks.items():
+                if ref not in sent:
+                    self.ask(ref, RefreshAsk(pending.level, pending.text))
+            raise
+        await self._wake_operations(due)
+
+    async def _wake_operations(self, refs: list[AppRef]) -> None:
+        async with self._rt.redis.pipeline(transaction=False) as pipe:
+            for ref in refs:
+                pipe.hmget(keys.operation(ref), "id", "step", "phase")
+            found = await pipe.execute()
+        steps: list[SyncStep] = []
+        for ref, (operation, step, phase) in zip(refs, found, strict=True):
+            if phase in RUNNING and operation and step is not None:
+                steps.append(SyncStep(ref, operation.decode(), int(step), WAKE_REASON))
+        by_ref = {message.app: message for message in steps}
+
+        async def wake(ref: AppRef) -> None:
+            message = by_ref[ref]
+            await publish(self._rt.bus, SYNC, message)
+            self._log.debug("sync.woken", app=str(ref), operation=message.operation,
+                            step=message.step)  # fmt: skip
+
+        await self._each(by_ref, wake)
+
+    async def _write_trees(self, now: float) -> None:
+        interval = self._settings.tree_interval
+        due = [
+            ref
+            for ref in self._trees
+            if ref in self.warmed and now - self._last_tree.get(ref, -math.inf) >= interval
+        ]
+        if not due:
+            return
+        self._trees.difference_update(due)
+        trees = {ref: self._sources.tree(ref) for ref in due}
+        try:
+            refused = await self._rt.tree.save_many({ref: t.nodes for ref, t in trees.items()})
+        except FAILURES:
+            self._trees.update(due)
+            raise
+        for ref in due:
+            self._last_tree[ref] = now
+        for reason in refused:
+            self._log.warning("tree.unsaved", error=reason)
+        for ref, tree in trees.items():
+            if tree.omitted:
+                self._log.warning("tree.truncated", app=str(ref), omitted=tree.omitted,
+                                  kept=len(tree.nodes))  # fmt: skip

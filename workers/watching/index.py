@@ -1,0 +1,136 @@
+"""Every watched object of one cluster in memory: by uid, by owner, by the app tracking it.
+
+The index answers what the watcher needs on each event without asking the cluster:
+which app tracks an object (`tracking.owning_app`), which objects an app tracks (its live
+cache content), what an object owns (the resource tree), and which apps a change concerns:
+the app tracking the object (a managed change) and the apps tracking any of its owners,
+up the ownerReferences (a change under a managed object, e.g. a Pod of a Deployment).
+Each object's health is assessed once per resourceVersion, when first asked for.
+"""
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from app.engine.health import assess
+from app.engine.tracking import TrackingMethod, owning_app
+from app.model.health import HealthStatus
+from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
+
+MAX_OWNER_DEPTH = 16
+"""Owner levels followed up from a changed object (ownership chains are short; cycles end)."""
+
+
+class Entry:
+    """One live object and what the index derived from it."""
+
+    __slots__ = ("_assessed", "_health", "key", "obj", "owners", "tracked_by", "uid")
+
+    def __init__(self, obj: KubeObject, method: TrackingMethod) -> None:
+        meta = metadata(obj)
+        self.obj = obj
+        self.uid = str(meta.get("uid") or "")
+        self.key = ResourceKey.of(obj)
+        refs = meta.get("ownerReferences")
+        self.owners = tuple(
+            str(ref["uid"])
+            for ref in (refs if isinstance(refs, list) else ())
+            if isinstance(ref, dict) and ref.get("uid")
+        )
+        self.tracked_by = owning_app(obj, method)
+        self._health: HealthStatus | None = None
+        self._assessed = False
+
+    @property
+    def health(self) -> HealthStatus | None:
+        if not self._assessed:
+            self._health = assess(self.obj)
+            self._assessed = True
+        return self._health
+
+
+class ObjectIndex:
+    def __init__(self, method: TrackingMethod) -> None:
+        self._method = method
+        self._entries: dict[str, Entry] = {}
+        self._children: defaultdict[str, set[str]] = defaultdict(set)
+        self._tracked: defaultdict[str, set[str]] = defaultdict(set)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, uid: str) -> Entry | None:
+        return self._entries.get(uid)
+
+    def upsert(self, obj: KubeObject) -> tuple[Entry, Entry | None]:
+        """Record an added or modified object; the new entry and the one it replaced."""
+        entry = Entry(obj, self._method)
+        previous = self._entries.get(entry.uid)
+        if previous is not None:
+            self._unlink(previous)
+        self._entries[entry.uid] = entry
+        for owner in entry.owners:
+            self._children[owner].add(entry.uid)
+        if entry.tracked_by is not None:
+            self._tracked[entry.tracked_by].add(entry.uid)
+        return entry, previous
+
+    def remove(self, obj: KubeObject) -> Entry | None:
+        """Forget a deleted object (a full object or a tombstone with its uid)."""
+        uid = str(metadata(obj).get("uid") or "")
+        entry = self._entries.pop(uid, None)
+        if entry is not None:
+            self._unlink(entry)
+        return entry
+
+    def remove_kind(self, group_kind: GroupKind) -> list[Entry]:
+        """Forget every object of a kind that is no longer served."""
+        gone = [e for e in self._entries.values() if e.key.group_kind == group_kind]
+        for entry in gone:
+            del self._entries[entry.uid]
+            self._unlink(entry)
+        return gone
+
+    def _unlink(self, entry: Entry) -> None:
+        for owner in entry.owners:
+            children = self._children.get(owner)
+            if children is not None:
+                children.discard(entry.uid)
+                if not children:
+                    del self._children[owner]
+        if entry.tracked_by is not None:
+            tracked = self._tracked.get(entry.tracked_by)
+            if tracked is not None:
+                tracked.discard(entry.uid)
+                if not tracked:
+                    del self._tracked[entry.tracked_by]
+
+    def tracked(self, name: str) -> list[KubeObject]:
+        """The objects tracked by the app named `name` on its objects."""
+        return [self._entries[uid].obj for uid in self._tracked.get(name, ())]
+
+    def children(self, uid: str) -> list[KubeObject]:
+        """The objects whose ownerReferences name `uid`."""
+        return [self._entries[child].obj for child in self._children.get(uid, ())]
+
+    def health_of(self, obj: KubeObject) -> HealthStatus | None:
+        """The (cached) health of an indexed object; assessed afresh if not indexed."""
+        entry = self._entries.get(str(metadata(obj).get("uid") or ""))
+        return entry.health if entry is not None and entry.obj is obj else assess(obj)
+
+    def owning_apps(self, entry: Entry) -> Iterator[str]:
+        """The tracking names of the apps tracking an owner of `entry`, up the chain."""
+        seen = {entry.uid}
+        level = list(entry.owners)
+        for _ in range(MAX_OWNER_DEPTH):
+            above: list[str] = []
+            for uid in level:
+                owner = self._entries.get(uid)
+                if owner is None or uid in seen:
+                    continue
+                seen.add(uid)
+                if owner.tracked_by is not None:
+                    yield owner.tracked_by
+                above.extend(owner.owners)
+            if not above:
+                return
+            level = above

@@ -1,0 +1,37 @@
+"""Tunables of the cluster watcher; every field says what it changes and its default."""
+
+from dataclasses import dataclass
+
+from app.model.resource import GroupKind
+
+NOT_WATCHED: tuple[GroupKind, ...] = (
+    GroupKind("", "Event"),
+    GroupKind("coordination.k8s.io", "Lease"),
+    GroupKind("", "Endpoints"),
+    GroupKind("discovery.k8s.io", "EndpointSlice"),
+    GroupKind("argoproj.io", "Application"),
+    GroupKind("argoproj.io", "AppProject"),
+)
+"""Kinds never watched on destination clusters: high-churn bookkeeping nobody deploys
+(events, leases, endpoints) and Sluice's own Applications and AppProjects (the control
+plane follows those). Every kind of the `events.k8s.io` group is skipped as well."""
+NOT_WATCHED_GROUPS: tuple[str, ...] = ("events.k8s.io",)
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherSettings:
+    lease_ttl: float = 10.0
+    """Seconds a leader's lease lasts unless renewed (every third of it); a standby takes
+    over at most this long after a leader died, at once after one stopped cleanly."""
+    refresh_window: float = 0.1
+    """At most one refresh, and one sync wake-up, per app per this many seconds."""
+    tree_interval: float = 0.25
+    """An app's resource tree is written at most once per this many seconds."""
+    retry_delay: float = 1.0
+    """Seconds before a batch that failed (Redis or NATS unavailable) is tried again."""
+    concurrency: int = 32
+    """Redis transactions and NATS publishes one batch keeps in flight at once."""
+    not_watched: tuple[GroupKind, ...] = NOT_WATCHED
+    """Kinds left out of the destination watch (see NOT_WATCHED)."""
+    not_watched_groups: tuple[str, ...] = NOT_WATCHED_GROUPS
+    """API groups left out entirely."""
