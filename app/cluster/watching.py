@@ -141,6 +141,9 @@ class Watch:
             namespace=target.namespace,
         )
         self._events: AsyncGenerator[WatchEvent | Synced, None] | None = None
+        self.resource_version = ""
+        """Where the stream would resume: the last resourceVersion seen in an event, a
+        bookmark or a list ("" before the first list and while relisting)."""
 
     async def __aenter__(self) -> AsyncGenerator[WatchEvent | Synced, None]:
         self._events = self._run()
@@ -206,9 +209,9 @@ class Watch:
         known = KnownObjects(rt.api_version, rt.kind)
         path = collection_path(rt, target.namespace, target)
         backoff = Backoff(self._settings.watch_backoff_initial, self._settings.watch_backoff_max)
-        resource_version = ""
+        self.resource_version = ""
         while True:
-            if not resource_version:
+            if not self.resource_version:
                 try:
                     listing = await self._list(rt)
                 except ClusterError as e:
@@ -216,13 +219,13 @@ class Watch:
                     continue
                 for event in known.relist(listing.items):
                     yield event
-                resource_version = listing.resource_version
-                self._log.info("watch.listed", objects=len(known), rv=resource_version)
-                yield Synced(resource_version, len(known))
+                self.resource_version = listing.resource_version
+                self._log.info("watch.listed", objects=len(known), rv=self.resource_version)
+                yield Synced(self.resource_version, len(known))
             opened, received = time.monotonic(), 0
             try:
                 async with self._transport.stream(
-                    path, target, query=self._query(resource_version)
+                    path, target, query=self._query(self.resource_version)
                 ) as resp:
                     reader = LineReader(resp.content, self._settings.max_event_bytes, target)
                     while (line := await reader.readline()) is not None:
@@ -233,7 +236,8 @@ class Watch:
                             status = code if isinstance(code, int) else 500
                             raise error_for_status(status, json.dumps(obj).encode(), target)
                         meta = obj.get("metadata") or {}
-                        resource_version = str(meta.get("resourceVersion") or resource_version)
+                        rv = meta.get("resourceVersion")
+                        self.resource_version = str(rv or self.resource_version)
                         if kind == "BOOKMARK":
                             continue
                         if kind not in EventType.__members__:
@@ -245,8 +249,8 @@ class Watch:
                         if change is not None:
                             yield change
             except Expired as e:
-                self._log.info("watch.relisting", reason=e.problem, rv=resource_version)
-                resource_version = ""
+                self._log.info("watch.relisting", reason=e.problem, rv=self.resource_version)
+                self.resource_version = ""
                 continue
             except ClusterError as e:
                 await self._pause(e, backoff)

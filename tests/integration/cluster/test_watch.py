@@ -4,8 +4,7 @@ import asyncio
 from typing import Any
 
 from app.cluster import Cluster, ClusterSettings, EventType, Synced, WatchEvent
-from app.localcluster.cluster import LocalCluster
-from app.localcluster.settings import LocalClusterSettings, WatchSettings
+from app.localcluster.settings import WatchSettings
 from tests.integration.cluster.conftest import configmap, open_cluster
 from tests.support.waiting import eventually
 
@@ -136,11 +135,12 @@ async def test_watch_resumes_without_gaps_or_duplicates_when_watches_drop(
     assert seen == expected
 
 
-async def test_watch_relists_after_410_and_delivers_only_differences() -> None:
+async def test_watch_relists_after_410_and_delivers_only_differences(
+    local_cluster_factory: Any,
+) -> None:
     history = 5
-    local_settings = LocalClusterSettings(watch=WatchSettings(history=history))
     async with (
-        LocalCluster(local_settings) as local,
+        local_cluster_factory(watch=WatchSettings(history=history)) as local,
         await open_cluster(local, ClusterSettings(watch_backoff_initial=0.05)) as cluster,
     ):
         await cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "w"}})
@@ -161,3 +161,51 @@ async def test_watch_relists_after_410_and_delivers_only_differences() -> None:
         ("ADDED", "new", "9"),
         ("SYNCED", "", ""),
     ]
+
+
+async def test_bookmarks_keep_the_resume_point_fresh(local_cluster_factory: Any) -> None:
+    """Writes elsewhere compact the history; bookmarks move the watch past them, so a
+    dropped watch resumes instead of relisting."""
+    history = 5
+    watch_settings = WatchSettings(history=history, bookmark_interval=0.1)
+    async with (
+        local_cluster_factory(watch=watch_settings) as local,
+        await open_cluster(local) as cluster,
+    ):
+        for name in ("quiet", "busy"):
+            await cluster.create(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            )
+        seen: Seen = []
+        synced = asyncio.Event()
+        watch = cluster.watch("v1", "ConfigMap", namespace="quiet")
+
+        async def consume() -> None:
+            async with watch as events:
+                async for event in events:
+                    seen.append(describe(event))
+                    if isinstance(event, Synced):
+                        synced.set()
+
+        task = asyncio.create_task(consume())
+        try:
+            await asyncio.wait_for(synced.wait(), 5)
+            for i in range(history + 5):
+                await cluster.create(configmap(f"other{i}", "busy"))
+            latest = int((await cluster.list("v1", "ConfigMap")).resource_version)
+
+            async def bookmarked() -> bool:
+                return int(watch.resource_version or 0) >= latest
+
+            await eventually(bookmarked, timeout=5, what="a bookmark past the other writes")
+            local.drop_watches()
+            await cluster.create(configmap("after", "quiet", {"n": "1"}))
+
+            async def arrived() -> bool:
+                return ("ADDED", "after", "1") in seen
+
+            await eventually(arrived, timeout=5, what="the write after the drop")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    assert seen == [("SYNCED", "", ""), ("ADDED", "after", "1")]
