@@ -171,6 +171,11 @@ class _Parser:
                     f"{separator!r}"
                 )
             self.pos += 1
+            if self.peek() is None:
+                raise bad_request(
+                    f"unable to parse label selector {self.text!r}: expected a requirement "
+                    "after ','"
+                )
         return LabelSelector(tuple(requirements))
 
 
