@@ -1,0 +1,290 @@
+"""The sync worker: advances an app's operation by one step per SyncStep message.
+
+Subscribe (SYNC, one handler per app at a time across replicas, the highest step wins
+when messages coalesce), decode, then per message (docs/pipeline.md, step 4):
+
+1. load the operation's id, step counter and engine state; a message for another
+   operation or a step long gone is stale (`workers.syncing.arrivals`);
+2. not planned yet: plan it (`workers.syncing.planning`) and `start`, or end it in Error
+   with the reason when it cannot run (`error_out`); persist; write the Application's
+   operationState; follow on;
+3. finished: finish what the end of the operation still owes (history, status, event,
+   refresh);
+4. actions in flight (a step persisted but not performed): hand hook steps to the hook
+   worker again, perform the others;
+5. otherwise observe exactly what the next step looks at and ask the engine: `terminate`
+   when termination was requested, else `next_step`; a retry that is due re-plans and
+   `restart`s; persist the step (compare-and-set) before acting; then hand a step with
+   hook actions to the hook worker, or perform it here, or follow on.
+
+No rule of Argo CD's lives here: which actions, in which order, and what follows are the
+engine's decisions; this module only moves them between Redis, NATS and the cluster.
+"""
+
+import datetime as dt
+from typing import Any
+
+from app.bus.consumer import ConsumerSettings
+from app.bus.errors import Retry
+from app.bus.messages import SYNC, SyncStep
+from app.cluster import ClusterError
+from app.engine.sync import (
+    Observation,
+    Replan,
+    StateError,
+    Step,
+    SyncState,
+    approval_time,
+    error_out,
+    next_step,
+    operation_state,
+    restart,
+    start,
+    terminate,
+)
+from app.engine.sync.reads import objects_to_read
+from app.model.application import Application
+from app.model.operation import SyncOperation
+from app.model.sync import OperationPhase
+from app.store.coalescing import CoalesceSettings, Pending
+from app.store.operations import SyncRecord
+from workers.clusters import UnknownDestination
+from workers.runtime import Runtime
+from workers.stage import Stage
+from workers.syncing.arrivals import Arrival, arrival
+from workers.syncing.context import OperationContext, SyncServices, has_hook_actions, now
+from workers.syncing.finishing import finish, write_status
+from workers.syncing.observing import observe
+from workers.syncing.performing import GONE, abandon, perform_step
+from workers.syncing.planning import Planner, PlanRefused
+from workers.syncing.settings import SyncWorkerSettings
+
+
+def _started_at(text: str) -> dt.datetime:
+    if not text:
+        return now()
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class SyncWorker:
+    """Consumes SyncStep messages; see the module docstring."""
+
+    name = "sync"
+
+    def __init__(
+        self,
+        rt: Runtime,
+        *,
+        settings: SyncWorkerSettings | None = None,
+        consumer: ConsumerSettings | None = None,
+        coalesce: CoalesceSettings | None = None,
+    ) -> None:
+        self._rt = rt
+        self._services = SyncServices.of(rt, settings)
+        self._planner = Planner(rt, self._services.settings)
+        self._stage = Stage(
+            rt,
+            SYNC,
+            self.handle,
+            level=lambda message: message.step,
+            consumer=consumer,
+            coalesce=coalesce,
+        )
+
+    async def start(self) -> None:
+        await self._stage.start()
+
+    async def stop(self) -> None:
+        await self._stage.stop()
+
+    async def handle(self, message: SyncStep, _pending: Pending) -> None:
+        """Take the step `message` asks for, if it is still the one to take."""
+        rt, ref = self._rt, message.app
+        ctx = OperationContext(self._services, ref, message.operation, self.name)
+        record = await rt.operations.load_sync(ref)
+        came = arrival(record, message.operation, message.step)
+        if came is Arrival.STALE or record is None:
+            ctx.log.info(
+                "sync.stale",
+                step=message.step,
+                stored_step=record.step if record else None,
+                reason="the message names another operation or a past step",
+            )
+            return
+        app = await rt.apps.get(ref)
+        if record.sync is None:
+            if came is Arrival.CURRENT:
+                await self._begin(ctx, app, record)
+            return
+        state = await self._state(ctx, record)
+        if state is None:
+            return
+        ctx.bind(state)
+        if state.completed:
+            if not record.finalized:
+                await finish(ctx, state, app)
+            return
+        if state.in_flight:
+            await self._resume(ctx, app, state, record)
+        elif came is Arrival.REPEATED and not record.terminate:
+            await ctx.follow(record.step, state, app)
+        elif app is None:
+            await abandon(ctx, state, record.step, GONE)
+        else:
+            await self._step(ctx, app, state, record)
+
+    async def _state(self, ctx: OperationContext, record: SyncRecord) -> SyncState | None:
+        """The stored engine state; a damaged one ends the operation in Error."""
+        try:
+            return SyncState.from_dict(record.sync)
+        except StateError as e:
+            stored = await self._rt.operations.load(ctx.ref)
+            if stored is None:
+                return None
+            ctx.log.error("sync.state_damaged", error=str(e))
+            bare = self._unplanned(ctx, stored.state.operation, stored.state.started_at)
+            ended = error_out(bare, f"the stored sync state cannot be read ({e})", now())
+            if await ctx.persist(record.step, ended):
+                await ctx.follow(record.step + 1, ended, None)
+            return None
+
+    def _unplanned(self, ctx: OperationContext, operation: Any, started_at: str) -> SyncState:
+        sync = operation.sync or SyncOperation()
+        return SyncState(
+            app=ctx.ref.name,
+            operation=operation,
+            revision=sync.revision,
+            started_at=_started_at(started_at),
+            tasks=(),
+        )
+
+    async def _begin(
+        self, ctx: OperationContext, app: Application | None, record: SyncRecord
+    ) -> None:
+        """The operation's first step: plan it, or end it in Error saying why it cannot run."""
+        stored = await self._rt.operations.load(ctx.ref)
+        if stored is None:
+            return
+        operation = stored.state.operation
+        bare = self._unplanned(ctx, operation, stored.state.started_at)
+        if app is None:
+            state = error_out(bare, GONE, now())
+        else:
+            try:
+                plan = await self._planner.plan(app, operation, bare.started_at, re_resolve=False)
+                state = start(plan, now())
+            except PlanRefused as e:
+                ctx.log.info("sync.plan_refused", reason=str(e))
+                state = error_out(bare, str(e), now())
+        ctx.bind(state)
+        if not await ctx.persist(record.step, state):
+            return
+        ctx.log.info(
+            "sync.planned",
+            tasks=len(state.tasks),
+            phase=state.phase.value,
+            message=state.message,
+            warnings=list(state.warnings),
+        )
+        await write_status(ctx, operation_state(state))
+        await ctx.follow(record.step + 1, state, app)
+
+    async def _resume(
+        self, ctx: OperationContext, app: Application | None, state: SyncState, record: SyncRecord
+    ) -> None:
+        """A persisted step whose actions have not been recorded: hand off or perform it."""
+        actions = next_step(state, Observation(), now()).actions
+        if has_hook_actions(state, actions):
+            await ctx.hand_off(record.step, "hook step still in flight")
+        elif app is None:
+            await abandon(ctx, state, record.step, GONE)
+        else:
+            ctx.log.info("sync.resumed", step=record.step, actions=len(actions))
+            await perform_step(ctx, app, state, record.step)
+
+    async def _observe(
+        self, ctx: OperationContext, app: Application, state: SyncState, *, terminating: bool
+    ) -> Observation:
+        when = now()
+        reads = objects_to_read(state, when, terminating=terminating)
+        approved = approval_time(app.metadata.annotations)
+        if not reads:
+            return Observation({}, approved)
+        settings = self._services.settings
+        try:
+            cluster = self._rt.clusters.resolve(app.spec.destination)
+            return await observe(
+                cluster, reads, prune_approved_at=approved, time_limit=settings.observe_timeout
+            )
+        except UnknownDestination as e:
+            raise Retry(f"{ctx.ref}: {e}", settings.cold_retry) from None
+        except (ClusterError, TimeoutError) as e:
+            ctx.log.info("sync.observe_failed", error=str(e) or "timed out", objects=len(reads))
+            raise Retry(
+                f"cannot read the objects of {ctx.ref}: {e or 'timed out'}", settings.cold_retry
+            ) from None
+
+    async def _step(
+        self, ctx: OperationContext, app: Application, state: SyncState, record: SyncRecord
+    ) -> None:
+        """Ask the engine for the next step, persist it, then act or follow."""
+        terminating = record.terminate and state.phase is OperationPhase.RUNNING
+        observation = await self._observe(ctx, app, state, terminating=terminating)
+        step: Step
+        if terminating:
+            step = terminate(state, now(), observation)
+        else:
+            step = next_step(state, observation, now(), self._services.engine)
+            if isinstance(step.then, Replan) and not step.batches:
+                await self._replan(ctx, app, step.state, record, step.then)
+                return
+        if not await ctx.persist(record.step, step.state):
+            return
+        following = record.step + 1
+        ctx.log.info(
+            "sync.step",
+            step=record.step,
+            terminating=terminating,
+            actions=len(step.actions),
+            message=step.state.message,
+        )
+        await ctx.report_hooks(state, step.state)
+        if not step.batches:
+            await ctx.follow(following, step.state, app)
+        elif has_hook_actions(step.state, step.actions):
+            await ctx.hand_off(following, step.state.message)
+        else:
+            await perform_step(ctx, app, step.state, following)
+
+    async def _replan(
+        self,
+        ctx: OperationContext,
+        app: Application,
+        state: SyncState,
+        record: SyncRecord,
+        due: Replan,
+    ) -> None:
+        """A retry is due: plan again (re-resolving the revision if asked) and restart."""
+        try:
+            plan = await self._planner.plan(
+                app, state.operation, state.started_at, re_resolve=due.refresh_revision
+            )
+            fresh = restart(state, plan, now())
+        except PlanRefused as e:
+            ctx.log.info("sync.plan_refused", reason=str(e), retry=state.retry_count)
+            fresh = error_out(state, str(e), now())
+        if not await ctx.persist(record.step, fresh):
+            return
+        ctx.log.info(
+            "sync.replanned",
+            retry=fresh.retry_count,
+            revision=fresh.revision,
+            re_resolved=due.refresh_revision,
+            tasks=len(fresh.tasks),
+        )
+        await write_status(ctx, operation_state(fresh))
+        await ctx.follow(record.step + 1, fresh, app)
+
+
+def build(runtime: Runtime) -> SyncWorker:
+    return SyncWorker(runtime)
