@@ -3,7 +3,7 @@
 import asyncio
 from typing import Any
 
-from app.cluster import Cluster, ClusterSettings, EventType, Synced, WatchEvent
+from app.cluster import Cluster, ClusterSettings, EventType, Synced, Unavailable, WatchEvent
 from app.localcluster.settings import WatchSettings
 from tests.integration.cluster.conftest import configmap, open_cluster
 from tests.support.waiting import eventually
@@ -209,3 +209,38 @@ async def test_bookmarks_keep_the_resume_point_fresh(local_cluster_factory: Any)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
     assert seen == [("SYNCED", "", ""), ("ADDED", "after", "1")]
+
+
+async def test_watch_rides_out_injected_server_errors(local_cluster_factory: Any) -> None:
+    async with (
+        local_cluster_factory(fault_seed=7) as local,
+        await open_cluster(local, ClusterSettings(watch_backoff_initial=0.02)) as cluster,
+    ):
+        await cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "f"}})
+        seen: Seen = []
+        synced = asyncio.Event()
+        task = asyncio.create_task(collect(cluster, "f", seen, synced))
+        expected: Seen = [("SYNCED", "", "")]
+        try:
+            await asyncio.wait_for(synced.wait(), 5)
+            local.faults.configure(error_rate=0.3)
+            for i in range(60):
+                while True:
+                    try:
+                        await cluster.replace(configmap("cm", "f", {"n": str(i)}))
+                        break
+                    except Unavailable:
+                        continue
+                expected.append(("ADDED" if i == 0 else "MODIFIED", "cm", str(i)))
+                if i % 10 == 9:
+                    local.drop_watches()
+
+            async def caught_up() -> bool:
+                return len(seen) >= len(expected)
+
+            await eventually(caught_up, timeout=10, what="every change despite the faults")
+        finally:
+            local.faults.clear()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    assert seen == expected
