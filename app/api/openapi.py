@@ -13,6 +13,8 @@ from app.api.schema import SchemaBuilder, fields_of, required
 from app.api.shapes import NAME_MAX, NAME_PATTERN
 
 VERSION = "1.0.0"
+EXAMPLE_NAME = "guestbook"
+"""The object name the document's examples use."""
 _ERRORS = {
     400: "The request is malformed; the message names the field",
     401: "No valid bearer token",
@@ -48,6 +50,7 @@ def _parameters(route: Route, schemas: SchemaBuilder) -> list[dict[str, Any]]:
             "in": "path",
             "required": True,
             "schema": {"type": "string", "pattern": NAME_PATTERN, "maxLength": NAME_MAX},
+            "example": EXAMPLE_NAME,
         }
         for name in route.path_params
     ]
@@ -94,10 +97,10 @@ def _operation(route: Route, schemas: SchemaBuilder) -> dict[str, Any]:
     if route.description:
         op["description"] = route.description
     if route.body is not None:
-        op["requestBody"] = {
-            "required": True,
-            "content": {"application/json": {"schema": schemas.schema(route.body)}},
-        }
+        media: dict[str, Any] = {"schema": schemas.schema(route.body)}
+        if route.example is not None:
+            media["example"] = route.example
+        op["requestBody"] = {"required": True, "content": {"application/json": media}}
     codes = set(route.errors)
     if not route.public:
         codes.add(401)

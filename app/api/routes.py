@@ -72,6 +72,8 @@ class Route:
     """Served without a token (health and webhook endpoints only)."""
     produces: str = "application/json"
     description: str = ""
+    example: dict[str, Any] | None = None
+    """A request body that works, shown in the document (and tried first by fuzzers)."""
 
     @property
     def streaming(self) -> bool:

@@ -107,6 +107,11 @@ class StreamQuery:
 
 
 @dataclass
+class Empty:
+    """No parameters: send `{}` (a JSON body, so that no form can make the request)."""
+
+
+@dataclass
 class SyncResource:
     """One resource of a selective sync (`--resource GROUP:KIND:[NAMESPACE/]NAME`)."""
 

@@ -231,6 +231,23 @@ ROUTES = (
         tag=TAG,
         query=CreateQuery,
         body=Application,
+        example={
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "Application",
+            "metadata": {"name": "guestbook"},
+            "spec": {
+                "project": "default",
+                "source": {
+                    "repoURL": "https://github.com/argoproj/argocd-example-apps.git",
+                    "path": "guestbook",
+                    "targetRevision": "HEAD",
+                },
+                "destination": {
+                    "server": "https://kubernetes.default.svc",
+                    "namespace": "guestbook",
+                },
+            },
+        },
         response=Application,
         status=201,
         errors=(400, 403, 409, 413, 415, 422),

@@ -17,6 +17,7 @@ from app.api.errors import BadRequest, Conflict, Forbidden
 from app.api.routes import Call, Route
 from app.api.shapes import (
     AppQuery,
+    Empty,
     OperationStarted,
     RefreshQuery,
     Result,
@@ -178,7 +179,7 @@ async def terminate_operation(call: Call[AppQuery, None]) -> Result:
     return Result(str(ref), f"termination of the running operation of {ref} requested")
 
 
-async def refresh_application(call: Call[RefreshQuery, None]) -> Result:
+async def refresh_application(call: Call[RefreshQuery, Empty]) -> Result:
     ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
     await access.find_app(call, ref)
     level = RefreshLevel.FORCE if call.query.hard else RefreshLevel.LATEST
@@ -204,6 +205,10 @@ ROUTES = (
         tag=TAG,
         query=AppQuery,
         body=SyncRequest,
+        example={
+            "prune": True,
+            "resources": [{"group": "apps", "kind": "Deployment", "name": "web"}],
+        },
         response=OperationStarted,
         status=202,
         errors=(400, 403, 404, 409, 413, 415),
@@ -240,6 +245,7 @@ ROUTES = (
         summary="Compare the app again (hard: bypass the manifest caches)",
         tag=TAG,
         query=RefreshQuery,
+        body=Empty,
         response=Result,
         status=202,
         errors=(400, 404, 415),
