@@ -9,8 +9,6 @@ A refresh is a `RefreshRequest` on the bus: `latest`, or `force` when hard.
 
 from typing import Any
 
-from workers.operations import request_termination, start_operation
-
 from app import log
 from app.api import access
 from app.api.errors import BadRequest, Conflict, Forbidden
@@ -43,6 +41,7 @@ from app.model.operation import (
 from app.model.project import AppProject
 from app.model.resource import GroupKind
 from app.model.sync import RefreshLevel
+from workers.operations import request_termination, start_operation
 
 logger = log.get("api")
 
