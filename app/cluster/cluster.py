@@ -30,7 +30,7 @@ from app.cluster.options import (
     Preconditions,
     Propagation,
 )
-from app.cluster.paths import collection_path, object_path
+from app.cluster.paths import collection_path, object_path, require_namespace
 from app.cluster.resources import ResourceType
 from app.cluster.settings import FIELD_MANAGER, ClusterSettings
 from app.cluster.transport import Transport
@@ -208,8 +208,7 @@ class Cluster:
         if not meta.get("name") and not meta.get("generateName"):
             raise Invalid("metadata.name (or generateName) is empty", target=target)
         namespace = str(meta.get("namespace") or "")
-        if rt.namespaced and not namespace:
-            object_path(rt, namespace, "", target)  # raises: a namespace is needed
+        require_namespace(rt, namespace, target)
         path = collection_path(rt, namespace, target)
         created: KubeObject = await self.transport.call("POST", path, target, query=query, body=obj)
         return created

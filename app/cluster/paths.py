@@ -32,6 +32,16 @@ def check_segment(value: str, what: str, target: Target) -> str:
     return value
 
 
+def require_namespace(rt: ResourceType, namespace: str, target: Target) -> None:
+    """An Invalid if `rt` is namespaced and no namespace is given."""
+    if rt.namespaced and not namespace:
+        raise Invalid(
+            f"metadata.namespace is empty, but {rt.kind} is a namespaced kind",
+            target=target,
+            hint="set the namespace in the manifest or the Application's destination",
+        )
+
+
 def collection_path(rt: ResourceType, namespace: str, target: Target) -> str:
     """`/apis/<g>/<v>[/namespaces/<ns>]/<resource>`; all namespaces when `namespace` is empty."""
     base = f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}"
@@ -45,12 +55,7 @@ def object_path(
     rt: ResourceType, namespace: str, name: str, target: Target, subresource: str = ""
 ) -> str:
     """The path of one object (or of its `subresource`, e.g. `status`)."""
-    if rt.namespaced and not namespace:
-        raise Invalid(
-            f"metadata.namespace is empty, but {rt.kind} is a namespaced kind",
-            target=target,
-            hint="set the namespace in the manifest or the Application's destination",
-        )
+    require_namespace(rt, namespace, target)
     path = collection_path(rt, namespace, target)
     path += "/" + quote(check_segment(name, "metadata.name", target), safe="")
     if subresource:

@@ -127,3 +127,36 @@ async def test_an_unreachable_server_is_unavailable() -> None:
             await gone.get("v1", "Namespace", "default")
     assert "cannot reach the API server" in str(caught.value)
     assert caught.value.retriable
+
+
+@pytest.mark.parametrize(
+    ("manifest", "problem", "verbs"),
+    [
+        pytest.param(
+            configmap("cfg", ""), "namespaced kind", ("create", "apply", "replace"), id="no-ns"
+        ),
+        pytest.param(
+            configmap("../../escape", "default"),
+            "may not contain '/'",
+            ("apply", "replace"),
+            id="name-leaving-its-path",
+        ),
+        pytest.param(
+            {"kind": "ConfigMap", "metadata": {}},
+            "apiVersion is missing",
+            ("create", "apply", "replace"),
+            id="no-api-version",
+        ),
+        pytest.param(
+            configmap("", "default"), "metadata.name", ("create", "apply", "replace"), id="no-name"
+        ),
+    ],
+)
+async def test_unaddressable_manifests_are_refused_before_sending(
+    cluster: Cluster, manifest: dict[str, Any], problem: str, verbs: tuple[str, ...]
+) -> None:
+    for verb in verbs:
+        with pytest.raises(Invalid) as caught:
+            await getattr(cluster, verb)(manifest)
+        assert problem in str(caught.value)
+        assert caught.value.status == 0, "refused by the client, not the server"
