@@ -32,7 +32,7 @@ MAX_KUBECONFIG_BYTES = 1024 * 1024
 """A kubeconfig file larger than this (1 MiB) is refused before it is parsed."""
 CREDENTIAL_REFRESH_INTERVAL = 30.0
 """Seconds between checks whether exec or auth-provider credentials need renewing."""
-ALLOW_EXEC_FLAG = "allow_exec=True (sluice: --allow-kubeconfig-exec)"
+ALLOW_EXEC_FLAG = "allow_exec=True (for Sluice's workers: SLUICE_ALLOW_KUBECONFIG_EXEC=true)"
 """How an operator allows exec and auth-provider credentials, as error messages name it."""
 
 
