@@ -37,6 +37,7 @@ from app.model.operation import (
 from app.model.resource import KubeObject
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
+from workers.base import Worker
 from workers.hooks import HookWorker
 from workers.operations import start_operation
 from workers.runtime import Runtime
@@ -78,13 +79,16 @@ async def stored_events(rt: Runtime, ref: AppRef) -> list[tuple[EventType, dict[
 async def last_refresh(rt: Runtime, ref: AppRef) -> RefreshRequest:
     """The newest RefreshRequest waiting for the app (nothing consumes them here)."""
     message = await rt.bus.js.get_last_msg(subjects.WORK_STREAM, subjects.work(Work.REFRESH, ref))
-    return decode(REFRESH, message.data)
+    return decode(REFRESH, message.data or b"")
 
 
 @pytest.fixture
 async def sync_workers(runtime: Runtime) -> AsyncIterator[None]:
     consumer = ConsumerSettings(concurrency=runtime.settings.concurrency, fetch_wait=0.2)
-    workers = [SyncWorker(runtime, consumer=consumer), HookWorker(runtime, consumer=consumer)]
+    workers: list[Worker] = [
+        SyncWorker(runtime, consumer=consumer),
+        HookWorker(runtime, consumer=consumer),
+    ]
     for worker in workers:
         await worker.start()
     yield
@@ -286,7 +290,9 @@ class Shop:
                 return None
             return stored.state if record.finalized else None
 
-        return await eventually(done, timeout=timeout, what=f"operation {operation_id} to finish")
+        found = await eventually(done, timeout=timeout, what=f"operation {operation_id} to finish")
+        assert found is not None
+        return found
 
     async def live(self, kind: str, name: str, api_version: str = "v1") -> KubeObject:
         return await self.rt.control_plane.get(api_version, kind, name, DESTINATION)

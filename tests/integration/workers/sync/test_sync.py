@@ -129,11 +129,11 @@ async def test_an_object_removed_from_git_is_pruned_only_with_prune_on(
     if remains:
         assert await still_there()
     else:
-        await eventually(lambda: _not(still_there()), timeout=5, what="old to be deleted")
 
+        async def gone() -> bool:
+            return not await still_there()
 
-async def _not(probe: Any) -> bool:
-    return not await probe
+        await eventually(gone, timeout=5, what="old to be deleted")
 
 
 async def test_nothing_is_planned_from_a_cold_live_cache(shop: Shop, sync_workers: None) -> None:
@@ -146,7 +146,8 @@ async def test_nothing_is_planned_from_a_cold_live_cache(shop: Shop, sync_worker
 
     async def retried() -> bool:
         info = await shop.rt.bus.js.consumer_info(subjects.WORK_STREAM, "sluice-sync")
-        return info.num_redelivered > 0 or info.delivered.consumer_seq > 1
+        redelivered = int(info.num_redelivered or 0)
+        return redelivered > 0 or int(info.delivered.consumer_seq or 0) > 1
 
     await eventually(retried, timeout=10, what="the first step to be tried and put back")
     record = await shop.rt.operations.load_sync(shop.ref)
