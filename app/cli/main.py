@@ -12,7 +12,13 @@ from collections.abc import Sequence
 
 from app import log
 
-COMMAND_MODULES = ("app.cli.up", "app.cli.worker", "app.cli.localcluster")
+COMMAND_MODULES = (
+    "app.cli.up",
+    "app.cli.worker",
+    "app.cli.localcluster",
+    "app.cli.apps",
+    "app.cli.events",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
