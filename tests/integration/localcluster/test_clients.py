@@ -159,6 +159,7 @@ async def test_typed_client_watch_streams_changes(api_client: client.ApiClient) 
     core = client.CoreV1Api(api_client)
     await core.create_namespaced_config_map("default", {"metadata": {"name": "before"}})
     seen: list[tuple[str, str]] = []
+    first = asyncio.Event()
     stream = watch.Watch()
 
     async def consume() -> None:
@@ -167,12 +168,12 @@ async def test_typed_client_watch_streams_changes(api_client: client.ApiClient) 
         ) as events:
             async for event in events:
                 seen.append((event["type"], event["object"].metadata.name))
+                first.set()
                 if len(seen) == 3:
                     stream.stop()
 
     task = asyncio.create_task(consume())
-    while not seen:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(first.wait(), 5)
     await core.create_namespaced_config_map("default", {"metadata": {"name": "after"}})
     await core.delete_namespaced_config_map("before", "default")
     await asyncio.wait_for(task, 5)
