@@ -11,7 +11,10 @@ Application:
   cache), and one refresh for what changed (`app.engine.refresh_triggers`: created or spec
   changed → force; the refresh annotation → force or latest, then the annotation is
   removed); a status-only change (what the workers write back) costs a dict comparison;
-- an `operation` field → started through `workers.operations.start_operation`, then removed;
+- an `operation` field (what `argocd app sync` writes) → started through
+  `workers.operations.start_operation`, then removed; while another operation runs it
+  stays, and is started when that one's end is written to the Application's status (the
+  watch brings that write);
 - a deletionTimestamp with the resources finalizer → cascade deletion (`deletion`);
 - deleted → unregistered, its timers cancelled; its resources stay.
 
@@ -45,6 +48,7 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.project import AppProject
 from app.model.resource import KubeObject, metadata
+from workers.operations import start_operation
 from workers.runtime import Runtime
 from workers.watching import app_patches
 from workers.watching.deletion import Deleter
@@ -168,10 +172,14 @@ class ControlPlane:
             await app_patches.set_condition(self._rt.control_plane, obj, INVALID_SPEC, str(e))
             self._seen[ref] = _Seen(doc, str(e))
             return
-        await self._on_valid_app(ref, app, obj)
-        self._seen[ref] = _Seen(doc, None)
+        if await self._on_valid_app(ref, app, obj):
+            self._seen[ref] = _Seen(doc, None)
+        else:
+            self._seen.pop(ref, None)
 
-    async def _on_valid_app(self, ref: AppRef, app: Application, obj: KubeObject) -> None:
+    async def _on_valid_app(self, ref: AppRef, app: Application, obj: KubeObject) -> bool:
+        """Handle a version that parses; False if something waits for a later event (an
+        operation that could not start yet)."""
         control = self._rt.control_plane
         if await app_patches.clear_condition(control, obj, INVALID_SPEC):
             logger.info("application.valid_again", app=str(ref))
@@ -195,6 +203,24 @@ class ControlPlane:
             self._deleter.track(ref, app, obj)
         else:
             self._deleter.untrack(ref)
+        return app.operation is None or await self._start_operation(ref, app, obj)
+
+    async def _start_operation(self, ref: AppRef, app: Application, obj: KubeObject) -> bool:
+        """Start the operation the resource asks for and remove the field; False if another
+        operation is running (the field stays for later)."""
+        if app.operation is None:
+            return True
+        who = app.operation.initiated_by.username or "an unnamed user"
+        reason = f"sync requested by {who} through the Application's operation field"
+        operation_id = await start_operation(self._rt, app, app.operation, reason=reason)
+        if operation_id is None:
+            logger.info("operation.deferred", app=str(ref), reason="another operation is running")
+            return False
+        removed = await app_patches.remove_operation(
+            self._rt.control_plane, obj, obj.get("operation")
+        )
+        logger.info("operation.requested", app=str(ref), operation=operation_id, removed=removed)
+        return True
 
     async def _refresh(self, ref: AppRef, ask: RefreshAsk) -> None:
         await publish(self._rt.bus, REFRESH, RefreshRequest(ref, ask.level, ask.reason))

@@ -2,18 +2,20 @@
 
 - `watcher_settings`: short lease, window and intervals, so failover and throttling show
   within a second.
-- `watcher`: a started `Watcher`, synced (its first lists are in), stopped after.
+- `start_watcher()`: start a `Watcher` replica, by default waiting until it is synced
+  (its first lists are in); every replica is stopped after the test.
+- `watcher`: one started and synced replica.
 - `published`: every RefreshRequest and SyncStep published on the bus, in order.
 - `application(name, ...)`: an Application manifest as a user writes it (kubectl).
 - `tracked(obj, app)`: an object carrying the app's tracking id, as sync would apply it.
 """
 
-import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import yaml
 
 from app.bus.connection import Bus
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep, decode
@@ -85,17 +87,32 @@ async def published(runtime: Runtime) -> AsyncIterator[Published]:
         await sub.unsubscribe()
 
 
+Starter = Callable[..., Awaitable[Watcher]]
+
+
 @pytest.fixture
-async def watcher(
+async def start_watcher(
     runtime: Runtime, watcher_settings: WatcherSettings, namespaces: None
-) -> AsyncIterator[Watcher]:
-    replica = Watcher(runtime, watcher_settings)
-    await replica.start()
-    try:
-        await eventually(lambda: _true(replica.synced), timeout=10, what="the watcher to sync")
-        yield replica
-    finally:
+) -> AsyncIterator[Starter]:
+    """Start a watcher replica (stopped after the test); by default, wait until it syncs."""
+    started: list[Watcher] = []
+
+    async def start(*, synced: bool = True, rt: Runtime | None = None) -> Watcher:
+        replica = Watcher(rt or runtime, watcher_settings)
+        started.append(replica)
+        await replica.start()
+        if synced:
+            await eventually(lambda: _true(replica.synced), timeout=10, what="the watcher to sync")
+        return replica
+
+    yield start
+    for replica in started:
         await replica.stop()
+
+
+@pytest.fixture
+async def watcher(start_watcher: Starter) -> Watcher:
+    return await start_watcher()
 
 
 async def _true(value: bool) -> bool:
@@ -134,7 +151,7 @@ def application(
 
 
 async def kubectl_apply(kubectl: Kubectl, *docs: dict[str, Any]) -> None:
-    stdin = "\n---\n".join(json.dumps(doc) for doc in docs)
+    stdin = yaml.safe_dump_all(docs)
     await kubectl("apply", "-f", "-", stdin=stdin)
 
 

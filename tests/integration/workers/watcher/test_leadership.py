@@ -1,0 +1,63 @@
+"""One leader at a time: a standby takes over when the leader stops, or when it died."""
+
+from app.bus.subjects import AppRef
+from app.model.sync import RefreshLevel
+from app.store.leases import Lease
+from tests.integration.workers.watcher.conftest import (
+    NAMESPACE,
+    Published,
+    Starter,
+    application,
+    kubectl_apply,
+)
+from tests.support.fixtures_cluster import Kubectl
+from tests.support.waiting import eventually
+from workers.runtime import Runtime
+from workers.watcher import Watcher, lease_name
+from workers.watching.settings import WatcherSettings
+
+
+async def synced(replica: Watcher) -> bool:
+    return replica.synced
+
+
+async def registered(rt: Runtime, name: str) -> bool:
+    return await rt.apps.get(AppRef(NAMESPACE, name)) is not None
+
+
+async def test_a_standby_takes_over_when_the_leader_stops(
+    runtime: Runtime, start_watcher: Starter, published: Published, kubectl: Kubectl
+) -> None:
+    leader = await start_watcher()
+    standby = await start_watcher(synced=False)
+    await kubectl_apply(kubectl, application("first"))
+    assert (await published.refresh("first")).level is RefreshLevel.FORCE
+    assert not standby.synced, "two replicas lead at once"
+
+    await leader.stop()
+    await eventually(lambda: synced(standby), timeout=5, what="the standby to take over")
+    await kubectl_apply(kubectl, application("second"))
+    assert (await published.refresh("second")).reason == "Application created"
+    assert await registered(runtime, "second")
+    assert published.refreshes_of("first") == [], "the new leader re-announced an old app"
+
+
+async def test_a_standby_takes_over_when_the_leaders_lease_expires(
+    runtime: Runtime,
+    start_watcher: Starter,
+    kubectl: Kubectl,
+    watcher_settings: WatcherSettings,
+) -> None:
+    dead = Lease(runtime.redis, lease_name(runtime.control_plane), watcher_settings.lease_ttl)
+    assert await dead.acquire()
+    standby = await start_watcher(synced=False)
+    await kubectl_apply(kubectl, application("web"))
+    assert not await registered(runtime, "web")
+    await eventually(
+        lambda: synced(standby),
+        timeout=watcher_settings.lease_ttl * 3,
+        what="the standby to take the expired lease",
+    )
+    await eventually(
+        lambda: registered(runtime, "web"), what="the app registered by the new leader"
+    )

@@ -1,0 +1,131 @@
+"""The resource tree (Deployment → ReplicaSet → Pods, with health) and sync wake-ups."""
+
+from typing import Any
+
+from app.bus.subjects import AppRef
+from app.model.operation import Operation, OperationState, SyncOperation
+from app.model.sync import OperationPhase, RefreshLevel
+from app.store.tree import TreeNode
+from tests.integration.workers.watcher.conftest import (
+    DESTINATION,
+    NAMESPACE,
+    Published,
+    application,
+    config_map,
+    kubectl_apply,
+    tracked,
+)
+from tests.support.fixtures_cluster import Kubectl
+from tests.support.waiting import eventually
+from workers.runtime import Runtime
+from workers.watcher import Watcher
+
+WEB = AppRef(NAMESPACE, "web")
+
+
+def deployment(name: str, replicas: int) -> dict[str, Any]:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": DESTINATION},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+
+
+def health(node: TreeNode) -> str:
+    return node.get("health", {}).get("status", "")
+
+
+async def test_the_tree_holds_the_deployment_replicaset_pods_chain_with_health(
+    runtime: Runtime, watcher: Watcher, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await runtime.control_plane.create(tracked(deployment("site", replicas=2)))
+    await runtime.control_plane.create(tracked(config_map("settings")))
+
+    async def healthy_tree() -> list[TreeNode] | None:
+        nodes = await runtime.tree.load(WEB) or []
+        kinds = sorted(n["kind"] for n in nodes)
+        if kinds != ["ConfigMap", "Deployment", "Pod", "Pod", "ReplicaSet"]:
+            return None
+        if any(health(n) != "Healthy" for n in nodes if n["kind"] != "ConfigMap"):
+            return None
+        return nodes
+
+    nodes = await eventually(healthy_tree, timeout=10, what="a healthy Deployment tree") or []
+    by_uid = {n["uid"]: n for n in nodes}
+    pods = [n for n in nodes if n["kind"] == "Pod"]
+    (replica_set,) = [n for n in nodes if n["kind"] == "ReplicaSet"]
+    assert all(p["parentRefs"][0]["uid"] == replica_set["uid"] for p in pods)
+    assert by_uid[replica_set["parentRefs"][0]["uid"]]["name"] == "site"
+    assert all(p["images"] == ["nginx:1.27"] for p in pods)
+    assert "health" not in by_uid[next(n["uid"] for n in nodes if n["kind"] == "ConfigMap")]
+
+
+async def test_a_change_under_a_managed_object_asks_for_a_tree_refresh(
+    runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await published.refresh("web")
+    await runtime.control_plane.create(tracked(deployment("site", replicas=1)))
+
+    async def child_refresh() -> bool:
+        return any(
+            r.reason.startswith(("Pod/", "ReplicaSet/")) or "more changes" in r.reason
+            for r in published.refreshes_of("web")
+        )
+
+    await eventually(child_refresh, timeout=10, what="a refresh for a Pod or ReplicaSet")
+    assert {r.level for r in published.refreshes_of("web")} <= {
+        RefreshLevel.RECENT,
+        RefreshLevel.NOTHING,
+    }
+
+
+async def test_a_change_wakes_the_running_operation_at_its_current_step(
+    runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await published.refresh("web")
+    state = OperationState(
+        operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
+    )
+    assert await runtime.operations.begin(WEB, "op-1", state)
+    assert await runtime.operations.advance(WEB, "op-1", 0, state)
+    await runtime.control_plane.create(tracked(config_map("cfg")))
+
+    async def woken() -> bool:
+        return bool(published.steps)
+
+    await eventually(woken, what="a SyncStep wake-up")
+    (step,) = published.steps
+    assert (step.app, step.operation, step.step, step.reason) == (
+        WEB,
+        "op-1",
+        1,
+        "cluster changed",
+    )
+
+
+async def test_no_wake_up_without_a_running_operation(
+    runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await published.refresh("web")
+    done = OperationState(operation=Operation(), phase=OperationPhase.SUCCEEDED)
+    assert await runtime.operations.begin(WEB, "op-0", done)
+    await runtime.control_plane.create(tracked(config_map("cfg")))
+    refresh = await published.refresh("web")
+    assert refresh.reason == "ConfigMap/cfg changed"
+    await runtime.control_plane.create(tracked(config_map("later")))
+    refresh = await published.refresh("web")
+    assert refresh.reason == "ConfigMap/later changed", "the first flush is over"
+    assert published.steps == []
