@@ -22,7 +22,8 @@ was never rendered. For every source of the app (`spec.sources` in order, else
 
 A reference-only source of a multi-source app (`ref` without `path` or `chart`: it lends
 its files to other sources' Helm value files) is resolved but renders nothing, as in
-Argo CD.
+Argo CD; its (empty) render is cached like any other, so a reader finds an entry for
+every source at every revision it was told about.
 
 Every failure a user can fix (repository, revision, path, file) is a ManifestsError whose
 text names the app, the source field and the file, with credentials redacted; one that
@@ -138,6 +139,13 @@ async def _render_directory(
     return RenderedManifests(manifests, SourceType.DIRECTORY.value, {"skipped": skipped})
 
 
+async def _render_reference(
+    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str
+) -> RenderedManifests:
+    """A reference-only source renders nothing; its empty entry keeps every source cached."""
+    return RenderedManifests([], "", {"reference": True})
+
+
 RENDERERS: Mapping[SourceType, Renderer] = {SourceType.DIRECTORY: _render_directory}
 """How each source type is rendered; a type missing here is refused by name."""
 
@@ -196,11 +204,9 @@ async def _source_manifests(
     multi: bool,
     force: bool,
 ) -> SourceManifests:
-    renderer = None if _is_reference_only(source, multi) else _renderer(source, field)
+    renderer = _render_reference if _is_reference_only(source, multi) else _renderer(source, field)
     resolved = await _resolve(rt, refs, source, wanted, field, force=force)
     commit = resolved.commit
-    if renderer is None:
-        return SourceManifests(field, source, commit, resolved.reason, RenderedManifests([]), True)
     key = ManifestKey(source.repo_url, commit, source_hash(source))
     if not force:
         hit = await rt.manifests.get(key)
