@@ -127,16 +127,8 @@ async def _render_directory(
             f"{field}.path: {e} (in {render.repo} at {commit[:12]}); fix the file in Git"
         ) from None
     skipped = [{"path": s.path, "reason": s.reason} for s in render.skipped[:MAX_SKIPPED_LISTED]]
-    if skipped:
-        logger.warning(
-            "render.files_skipped",
-            repo=render.repo,
-            commit=commit,
-            field=field,
-            skipped=len(render.skipped),
-            files=skipped,
-        )
-    return RenderedManifests(manifests, SourceType.DIRECTORY.value, {"skipped": skipped})
+    extra = {"skipped": skipped, "skipped_total": len(render.skipped)} if skipped else {}
+    return RenderedManifests(manifests, SourceType.DIRECTORY.value, extra)
 
 
 async def _render_reference(
@@ -259,5 +251,15 @@ async def manifests_for(
         except RepoError as e:
             text = str(e) if str(e).startswith(field) else f"{field}: {e}"
             raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None
+        skipped = part.rendered.extra.get("skipped")
+        if skipped and not part.cached:
+            logger.warning(
+                "render.files_skipped",
+                app=who,
+                field=field,
+                commit=part.commit,
+                skipped=part.rendered.extra.get("skipped_total", len(skipped)),
+                files=skipped,
+            )
         parts.append(part)
     return AppManifests(tuple(parts))

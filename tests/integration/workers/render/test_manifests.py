@@ -1,6 +1,7 @@
 """`manifests_for` as the sync worker calls it: given revisions, cache hits, refusals, redaction."""
 
 import pytest
+import structlog.testing
 
 from tests.integration.workers.render.conftest import config_map, register, source
 from tests.support.gitrepo import GitRepo
@@ -138,3 +139,27 @@ async def test_credentials_in_a_repository_url_never_reach_the_error(runtime: Ru
     assert info.value.message.startswith("Application sluice/web: spec.source: git ls-remote")
     assert "s3cr3t-t0ken" not in info.value.message
     assert info.value.transient, "a refused connection may succeed later"
+
+
+async def test_skipped_files_are_kept_with_the_render_and_logged_once_as_a_warning(
+    runtime: Runtime, git_repo: GitRepo
+) -> None:
+    git_repo.commit(
+        {"apps/web/cm.yaml": config_map("web"), "apps/web/.drafts/cm.yaml": config_map("draft")}
+    )
+    app = await register(
+        runtime, "web", source(git_repo.url, "apps/web", directory={"recurse": True})
+    )
+
+    with structlog.testing.capture_logs() as logs:
+        first = await manifests_for(runtime, app)
+        await manifests_for(runtime, app)
+
+    assert names(first.manifests) == ["web"]
+    assert first.sources[0].rendered.extra["skipped"] == [
+        {"path": "apps/web/.drafts", "reason": "hidden directory (name starts with '.')"}
+    ]
+    warnings = [e for e in logs if e["event"] == "render.files_skipped"]
+    assert [(w["log_level"], w["app"], w["skipped"]) for w in warnings] == [
+        ("warning", "sluice/web", 1)
+    ]
