@@ -77,16 +77,18 @@ class HookWorker:
             return
         ctx.bind(state)
         app = await rt.apps.get(ref)
-        if state.completed:
-            if not record.finalized:
-                await finish(ctx, state, app)
-        elif came is Arrival.REPEATED and not state.in_flight:
-            await ctx.follow(record.step, state, app)
-        elif came is Arrival.CURRENT and state.in_flight:
-            if app is None:
+        if state.in_flight:
+            if came is not Arrival.CURRENT:
+                ctx.log.info("hooks.stale", step=message.step, reason="a later step is in flight")
+            elif app is None:
                 await abandon(ctx, state, record.step, GONE)
             else:
                 await perform_step(ctx, app, state, record.step)
+        elif state.completed:
+            if not record.finalized:
+                await finish(ctx, state, app)
+        elif came is Arrival.REPEATED:
+            await ctx.follow(record.step, state, app)
         else:
             ctx.log.info("hooks.stale", step=message.step, reason="the step is not in flight")
 

@@ -8,10 +8,10 @@ when messages coalesce), decode, then per message (docs/pipeline.md, step 4):
 2. not planned yet: plan it (`workers.syncing.planning`) and `start`, or end it in Error
    with the reason when it cannot run (`error_out`); persist; write the Application's
    operationState; follow on;
-3. finished: finish what the end of the operation still owes (history, status, event,
-   refresh);
-4. actions in flight (a step persisted but not performed): hand hook steps to the hook
+3. actions in flight (a step persisted but not performed): hand hook steps to the hook
    worker again, perform the others;
+4. finished: finish what the end of the operation still owes (history, status, event,
+   refresh);
 5. otherwise observe exactly what the next step looks at and ask the engine: `terminate`
    when termination was requested, else `next_step`; a retry that is due re-plans and
    `restart`s; persist the step (compare-and-set) before acting; then hand a step with
@@ -120,12 +120,11 @@ class SyncWorker:
         if state is None:
             return
         ctx.bind(state)
-        if state.completed:
-            if not record.finalized:
-                await finish(ctx, state, app)
-            return
         if state.in_flight:
             await self._resume(ctx, app, state, record)
+        elif state.completed:
+            if not record.finalized:
+                await finish(ctx, state, app)
         elif came is Arrival.REPEATED and not record.terminate:
             await ctx.follow(record.step, state, app)
         elif app is None:

@@ -26,7 +26,16 @@ from app.bus import events, schedules
 from app.bus.messages import HOOK, SYNC, HookRequest, SyncStep
 from app.bus.publish import publish
 from app.bus.subjects import AppRef, EventType
-from app.engine.sync import Action, Continue, Done, Replan, SyncState, Wait, operation_state
+from app.engine.sync import (
+    Action,
+    Continue,
+    Done,
+    DryRun,
+    Replan,
+    SyncState,
+    Wait,
+    operation_state,
+)
 from app.engine.sync import Settings as EngineSettings
 from app.engine.sync.hook_events import hook_phase_changes
 from app.model.application import Application
@@ -63,8 +72,9 @@ def now() -> dt.datetime:
 
 
 def has_hook_actions(state: SyncState, actions: list[Action]) -> bool:
-    """The step creates, deletes or releases a hook: it is the hook worker's."""
-    return any(state.task(a.task_id).hook for a in actions)
+    """The step creates, deletes or releases a hook: it is the hook worker's (a dry run of
+    a hook touches nothing and stays with the sync worker)."""
+    return any(state.task(a.task_id).hook and not isinstance(a, DryRun) for a in actions)
 
 
 class OperationContext:

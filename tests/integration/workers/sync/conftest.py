@@ -98,28 +98,25 @@ async def sync_workers(runtime: Runtime) -> AsyncIterator[None]:
 
 @dataclass
 class Recorder:
-    """Changes stored by the local cluster: (monotonic time, type, resource, namespace, name)."""
+    """Changes stored by the local cluster: (monotonic time, type, resource, name, object)."""
 
-    changes: list[tuple[float, str, str, str, str]] = field(default_factory=list)
+    changes: list[tuple[float, str, str, str, KubeObject]] = field(default_factory=list)
 
     def __call__(self, change: Change) -> None:
         meta = change.obj.get("metadata") or {}
+        name = str(meta.get("name") or "")
         self.changes.append(
-            (
-                time.monotonic(),
-                change.type,
-                change.resource.resource,
-                str(meta.get("namespace") or ""),
-                str(meta.get("name") or ""),
-            )
+            (time.monotonic(), change.type, change.resource.resource, name, change.obj)
         )
+
+    def of(self, resource: str, name: str) -> list[tuple[float, str, KubeObject]]:
+        """(time, change type, object) of every change of one object, in order."""
+        return [(t, kind, o) for t, kind, res, n, o in self.changes if (res, n) == (resource, name)]
 
     def added(self, resource: str) -> list[tuple[float, str]]:
         """(time, name) of every creation of `resource` (`jobs`, `configmaps` ...), in order."""
         return [
-            (t, name)
-            for t, kind, res, _, name in self.changes
-            if kind == "ADDED" and res == resource
+            (t, n) for t, kind, res, n, _ in self.changes if kind == "ADDED" and res == resource
         ]
 
     def created_at(self, resource: str, name: str) -> float:
