@@ -2,8 +2,9 @@
 
 `manifests_for(rt, app, revisions, force=...)` is how the render worker fills the cache
 for a refresh, and how the sync worker gets the targets of an operation whose revision
-was never rendered. For every source of the app (`spec.sources` in order, else
-`spec.source`):
+was never rendered. Which revision each source is rendered at, and which sources render
+nothing (a multi-source app's reference-only `ref` source), is the engine's
+`source_plan`. Then, for every source in order:
 
 1. Type. A source that declares a type Sluice cannot render yet (Helm, Kustomize, a
    plugin) is refused before anything touches Git, naming the field. Renderers are one
@@ -20,10 +21,9 @@ was never rendered. For every source of the app (`spec.sources` in order, else
    the source is rendered at that commit, parsed by the engine's manifest loader
    (`app.engine.manifests`) and cached, with the files the walk skipped and why.
 
-A reference-only source of a multi-source app (`ref` without `path` or `chart`: it lends
-its files to other sources' Helm value files) is resolved but renders nothing, as in
-Argo CD; its (empty) render is cached like any other, so a reader finds an entry for
-every source at every revision it was told about.
+A reference-only source is resolved but renders nothing; its (empty) render is cached
+like any other, so a reader finds an entry for every source at every revision it was
+told about.
 
 Every failure a user can fix (repository, revision, path, file) is a ManifestsError whose
 text names the app, the source field and the file, with credentials redacted; one that
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from app import log
 from app.engine.manifests import load_manifests
 from app.engine.redact import redact_text
+from app.engine.source_plan import SourcePlan, plan_sources
 from app.model.application import Application, ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
@@ -160,10 +161,6 @@ def _renderer(source: ApplicationSource, field: str) -> Renderer:
     return renderer
 
 
-def _is_reference_only(source: ApplicationSource, multi: bool) -> bool:
-    return multi and bool(source.ref) and not source.path and not source.chart
-
-
 async def _resolve(
     rt: Runtime, refs: RefsCache, source: ApplicationSource, wanted: str, field: str, *, force: bool
 ) -> ResolvedRevision:
@@ -187,17 +184,11 @@ async def _resolve(
 
 
 async def _source_manifests(
-    rt: Runtime,
-    refs: RefsCache,
-    source: ApplicationSource,
-    field: str,
-    wanted: str,
-    *,
-    multi: bool,
-    force: bool,
+    rt: Runtime, refs: RefsCache, plan: SourcePlan, *, force: bool
 ) -> SourceManifests:
-    renderer = _render_reference if _is_reference_only(source, multi) else _renderer(source, field)
-    resolved = await _resolve(rt, refs, source, wanted, field, force=force)
+    source, field = plan.source, plan.field
+    renderer = _renderer(source, field) if plan.renders else _render_reference
+    resolved = await _resolve(rt, refs, source, plan.revision, field, force=force)
     commit = resolved.commit
     key = ManifestKey(source.repo_url, commit, source_hash(source))
     if not force:
@@ -220,34 +211,16 @@ async def manifests_for(
     or at every source's targetRevision when None. `force` bypasses the refs and manifest
     caches (a hard refresh). ManifestsError names what the user has to fix."""
     who = f"{app.namespace}/{app.name}"
-    sources = app.spec.all_sources
-    multi = app.spec.is_multi_source
-    if not sources:
-        raise ManifestsError(
-            f"Application {who}: spec.source: the Application has no source; set spec.source "
-            "(repoURL, path, targetRevision) or spec.sources"
-        )
-    wanted = list(revisions or ())
-    if len(wanted) > len(sources):
-        raise ManifestsError(
-            f"Application {who}: {len(wanted)} revisions were asked for but the Application "
-            f"has {len(sources)} source(s); give one revision per source"
-        )
-    wanted += [""] * (len(sources) - len(wanted))
+    try:
+        plans = plan_sources(app.spec, revisions)
+    except SpecError as e:
+        raise ManifestsError(f"Application {who}: {e}") from None
     refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
     parts = []
-    for index, (source, revision) in enumerate(zip(sources, wanted, strict=True)):
-        field = f"spec.sources[{index}]" if multi else "spec.source"
+    for plan in plans:
+        field = plan.field
         try:
-            part = await _source_manifests(
-                rt,
-                refs,
-                source,
-                field,
-                revision or source.target_revision,
-                multi=multi,
-                force=force,
-            )
+            part = await _source_manifests(rt, refs, plan, force=force)
         except RepoError as e:
             text = str(e) if str(e).startswith(field) else f"{field}: {e}"
             raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None

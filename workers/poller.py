@@ -2,17 +2,15 @@
 
 Every `timing.git_poll` seconds (default 60; 0 turns polling off) the replica holding the
 `poller` lease lists each distinct repository of the registered apps once (one ls-remote
-per repository however many apps use it), stores the listing in the refs cache, and
-then, for every app whose targetRevision now names a commit other than the one its last
-comparison used, publishes one `latest` RefreshRequest saying what moved
-("poller: <repo> main moved to 1a2b3c4"). The listing is stored before the refreshes go
-out, so the renders they cause resolve against it, never against an older one.
-
-What is not polled: sources pinned to a full commit SHA (they cannot move), Helm chart
-repositories (`chart`: not Git), revisions a branch-and-tag listing cannot answer (a
-short SHA, `refs/pull/...`; the periodic resync covers them), and apps never compared
-yet (their first comparison resolves the revision anyway). A repository that cannot be
-listed is logged and its apps are left alone until the next poll.
+per repository however many apps use it) and stores the listing in the refs cache. Then
+it resolves every watched source from those listings and asks the engine
+(`app.engine.polling`: which sources are watched, what counts as moved, the reason text)
+whether the app's last comparison used another commit; each app that moved gets one
+`latest` RefreshRequest ("poller: <repo> main moved to 1a2b3c4"). The listing is stored
+before the refreshes go out, so the renders they cause resolve against it, never against
+an older one. A revision a branch-and-tag listing cannot answer (a short SHA,
+`refs/pull/...`) is left to the periodic resync; a repository that cannot be listed is
+logged and its apps are left alone until the next poll.
 
 Replicas elect a leader with a lease renewed on every poll; a leader that stops releases
 it, one that dies loses it after three intervals, and another replica takes over.
@@ -26,12 +24,13 @@ from app import log
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
+from app.engine.polling import Moved, Resolved, first_moved, is_watched
 from app.engine.redact import redact_text
-from app.model.application import Application, ApplicationSource
+from app.model.application import Application
 from app.model.sync import RefreshLevel
 from app.repo.errors import RepoError
 from app.repo.refs import RefListing
-from app.repo.revisions import is_full_sha, match_revision, normalize_revision
+from app.repo.revisions import match_revision, normalize_revision
 from app.store.leases import Lease
 from app.store.refs import RefsCache
 from workers.base import Worker
@@ -45,10 +44,6 @@ STATUS_READS = 16
 """Status reads in flight at once (stays well inside the Redis connection pool)."""
 MIN_POLL_DEADLINE = 30.0
 """Seconds one poll may take at least; longer intervals allow a poll up to the interval."""
-
-
-def _pollable(source: ApplicationSource) -> bool:
-    return not source.chart and not is_full_sha(normalize_revision(source.target_revision))
 
 
 async def _list_repos(rt: Runtime, urls: set[str]) -> dict[str, RefListing]:
@@ -76,32 +71,21 @@ async def _list_repos(rt: Runtime, urls: set[str]) -> dict[str, RefListing]:
     return listings
 
 
-async def _moved(rt: Runtime, app: Application, listings: Mapping[str, RefListing]) -> str | None:
-    """Why `app` needs a refresh (the first source that moved), or None."""
-    ref = AppRef(app.namespace, app.name)
-    stored = await rt.status.read_status(ref)
-    if stored is None:
-        return None
-    sync = stored.status.sync
-    last = sync.revisions if app.spec.is_multi_source else [sync.revision]
+async def _moved(rt: Runtime, app: Application, listings: Mapping[str, RefListing]) -> Moved | None:
+    """Resolve `app`'s watched sources from the listings; the engine says if one moved."""
+    resolved = []
     for index, source in enumerate(app.spec.all_sources):
         listing = listings.get(source.repo_url)
-        if listing is None or not _pollable(source):
-            continue
-        match = match_revision(listing, source.target_revision)
-        previous = last[index] if index < len(last) else ""
-        if match is not None and match.commit != previous:
+        match = match_revision(listing, source.target_revision) if listing else None
+        if match is not None and is_watched(source):
             revision = normalize_revision(source.target_revision)
-            logger.info(
-                "poll.revision_moved",
-                app=str(ref),
-                repo=redact_text(source.repo_url),
-                revision=revision,
-                commit=match.commit,
-                previous=previous,
-            )
-            return f"poller: {redact_text(source.repo_url)} {revision} moved to {match.commit[:7]}"
-    return None
+            resolved.append(Resolved(index, redact_text(source.repo_url), revision, match.commit))
+    if not resolved:
+        return None
+    stored = await rt.status.read_status(AppRef(app.namespace, app.name))
+    if stored is None:
+        return None
+    return first_moved(resolved, stored.status.sync, multi=app.spec.is_multi_source)
 
 
 async def poll_once(rt: Runtime) -> int:
@@ -109,20 +93,27 @@ async def poll_once(rt: Runtime) -> int:
 
     Returns how many apps were refreshed.
     """
-    apps = [a for a in await rt.apps.all() if any(_pollable(s) for s in a.spec.all_sources)]
-    urls = {s.repo_url for a in apps for s in a.spec.all_sources if _pollable(s)}
+    apps = [a for a in await rt.apps.all() if any(is_watched(s) for s in a.spec.all_sources)]
+    urls = {s.repo_url for a in apps for s in a.spec.all_sources if is_watched(s)}
     listings = await _list_repos(rt, urls)
     limit = asyncio.Semaphore(STATUS_READS)
 
     async def check(app: Application) -> None:
         async with limit:
-            reason = await _moved(rt, app, listings)
-            if reason is not None:
-                request = RefreshRequest(
-                    AppRef(app.namespace, app.name), RefreshLevel.LATEST, reason
-                )
-                await publish(rt.bus, REFRESH, request)
-                refreshed.append(app.name)
+            moved = await _moved(rt, app, listings)
+            if moved is None:
+                return
+            ref = AppRef(app.namespace, app.name)
+            await publish(rt.bus, REFRESH, RefreshRequest(ref, RefreshLevel.LATEST, moved.reason))
+            refreshed.append(app.name)
+            logger.info(
+                "poll.revision_moved",
+                app=str(ref),
+                repo=moved.source.repo,
+                revision=moved.source.revision,
+                commit=moved.source.commit,
+                previous=moved.previous,
+            )
 
     refreshed: list[str] = []
     async with asyncio.TaskGroup() as group:

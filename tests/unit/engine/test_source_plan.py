@@ -1,0 +1,96 @@
+"""Which revision each source is rendered at, and which sources render nothing."""
+
+from typing import Any
+
+import pytest
+
+from app.engine.source_plan import plan_sources
+from app.model.application import ApplicationSpec
+from app.model.codec import decode
+from app.model.errors import SpecError
+
+REPO = "https://git.example.com/team/app.git"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def spec(*sources: dict[str, Any], multi: bool = False) -> ApplicationSpec:
+    doc: dict[str, Any] = {"destination": {"server": "https://kubernetes.default.svc"}}
+    if multi:
+        doc["sources"] = list(sources)
+    elif sources:
+        (doc["source"],) = sources
+    return decode(ApplicationSpec, doc)
+
+
+def src(path: str = "app", revision: str = "main", **extra: Any) -> dict[str, Any]:
+    return {"repoURL": REPO, "path": path, "targetRevision": revision, **extra}
+
+
+@pytest.mark.parametrize(
+    ("app", "asked", "expected"),
+    [
+        pytest.param(spec(src()), None, [("spec.source", "main", True)], id="target-revision"),
+        pytest.param(
+            spec(src(revision="")), None, [("spec.source", "", True)], id="empty-target-kept"
+        ),
+        pytest.param(spec(src()), [SHA], [("spec.source", SHA, True)], id="asked-revision-wins"),
+        pytest.param(
+            spec(src()), [""], [("spec.source", "main", True)], id="empty-asked-is-target"
+        ),
+        pytest.param(
+            spec(src("a", "v1"), src("b", "main"), multi=True),
+            [SHA],
+            [("spec.sources[0]", SHA, True), ("spec.sources[1]", "main", True)],
+            id="missing-asked-entries-are-targets",
+        ),
+        pytest.param(
+            spec(src("a"), src("", "v2", ref="values"), multi=True),
+            None,
+            [("spec.sources[0]", "main", True), ("spec.sources[1]", "v2", False)],
+            id="reference-only-source-renders-nothing",
+        ),
+        pytest.param(
+            spec(src("charts/x", ref="values"), multi=True),
+            None,
+            [("spec.sources[0]", "main", True)],
+            id="ref-source-with-a-path-renders",
+        ),
+        pytest.param(
+            spec(src("", ref="values")),
+            None,
+            [("spec.source", "main", True)],
+            id="ref-on-a-single-source-app-is-ignored",
+        ),
+    ],
+)
+def test_plan_sources(
+    app: ApplicationSpec, asked: list[str] | None, expected: list[tuple[str, str, bool]]
+) -> None:
+    plans = plan_sources(app, asked)
+
+    assert [(p.field, p.revision, p.renders) for p in plans] == expected
+    assert [p.source for p in plans] == app.all_sources
+
+
+@pytest.mark.parametrize(
+    ("app", "asked", "message"),
+    [
+        pytest.param(
+            spec(src(), src(), multi=True),
+            [SHA, SHA, SHA],
+            "spec.sources: 3 revisions were asked for but the Application has 2 source(s)",
+            id="more-revisions-than-sources",
+        ),
+        pytest.param(
+            ApplicationSpec(destination=spec(src()).destination),
+            None,
+            "spec.source: the Application has no source",
+            id="no-source",
+        ),
+    ],
+)
+def test_plan_sources_refuses(app: ApplicationSpec, asked: list[str] | None, message: str) -> None:
+    with pytest.raises(SpecError) as info:
+        plan_sources(app, asked)
+
+    assert str(info.value).startswith(message)
