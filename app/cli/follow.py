@@ -45,9 +45,15 @@ class Progress:
         if event.type not in _EVENT_TYPES:
             return
         data = event.data
-        detail = data.get("message") or data.get("reason") or data.get("phase") or ""
-        hook = data.get("hook") or data.get("name") or ""
-        say(f"event    {event.type:<20} {hook} {detail}".rstrip())
+        if event.type == "hook-phase-changed":
+            hook = f"{data.get('kind', '')}/{data.get('name', '')}"
+            say(
+                f"hook     {data.get('hookType', ''):<8} {hook:<40} {data.get('phase', ''):<12} "
+                f"{data.get('message', '')}".rstrip()
+            )
+            return
+        detail = data.get("message") or data.get("reason") or ""
+        say(f"event    {event.type:<20} {detail}".rstrip())
 
     def update(self, app: dict[str, Any]) -> dict[str, Any] | None:
         status = app.get("status") or {}
