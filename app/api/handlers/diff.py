@@ -14,8 +14,38 @@ from app.api.routes import Call, Route
 from app.api.shapes import AppQuery, DiffResponse, ResourceDiff
 from app.engine.compare import CompareSettings, ResourceComparison, compare
 from app.engine.diff import render_diff
+from app.model.application import Application
+from app.model.resource import KubeObject
 from app.model.sync import SyncStatusCode
-from workers.compare_inputs import DestinationScopes, NotCached, read_targets
+from app.repo.errors import RepoError
+from app.repo.sourcehash import source_hash
+from app.store.manifests import ManifestKey
+from workers.runtime import Runtime
+
+
+async def _targets(rt: Runtime, app: Application, revisions: list[str]) -> list[KubeObject]:
+    """The cached render of every source at the compared revision; 409 saying what to do."""
+    sources = app.spec.all_sources
+    retry = f"refresh it (sluice app refresh {app.name}) and retry"
+    if len(sources) != len(revisions):
+        raise Conflict(
+            f"the spec of application {app.name} changed since its last comparison; {retry}"
+        )
+    objects: list[KubeObject] = []
+    for i, (source, commit) in enumerate(zip(sources, revisions, strict=True)):
+        try:
+            cached = await rt.manifests.get(
+                ManifestKey(source.repo_url, commit, source_hash(source))
+            )
+        except (ValueError, RepoError):
+            cached = None
+        if cached is None:
+            raise Conflict(
+                f"the render of source {i + 1} of application {app.name} at {commit[:12]} is "
+                f"no longer cached; {retry}"
+            )
+        objects.extend(cached.manifests)
+    return objects
 
 
 def _diff(resource: ResourceComparison) -> str:
@@ -38,12 +68,7 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
             f"application {ref} has not been compared yet; refresh it "
             f"(sluice app refresh {ref.name}) and retry"
         )
-    targets = await read_targets(rt.manifests, app, revisions)
-    if isinstance(targets, NotCached):
-        raise Conflict(
-            f"{targets.what} of application {ref} is no longer cached; refresh it "
-            f"(sluice app refresh {ref.name}) and retry"
-        )
+    targets = await _targets(rt, app, revisions)
     live = await rt.live.read(ref)
     if not live.warm:
         raise Unavailable(f"the live state of application {ref} is not known yet: {live.reason}")
@@ -51,10 +76,12 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
     if project is None:
         raise Conflict(f"project {app.spec.project!r} of application {ref} does not exist")
     cluster = rt.clusters.resolve(app.spec.destination)
-    settings = await DestinationScopes(
-        CompareSettings(tracking=rt.settings.tracking_method)
-    ).settings_for(cluster)
-    result = compare(app, targets.objects, live.objects.values(), project, settings)
+    index = await cluster.discovery.index()
+    settings = CompareSettings(
+        tracking=rt.settings.tracking_method,
+        scopes={(t.group, t.kind): t.namespaced for t in index.resources},
+    )
+    result = compare(app, targets, live.objects.values(), project, settings)
     items = [
         ResourceDiff(
             group=r.key.group,
