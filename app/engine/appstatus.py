@@ -18,6 +18,9 @@ module decides what that part says (Argo CD: controller/appcontroller.go, the en
 - `sourceType(s)` from the render, and `summary.images`: the container images of the
   live workloads.
 
+A comparison is kept as a `ComparisonSummary` (`summarize`): what the status and the
+auto-sync decision need, without the objects.
+
 `spec_problems` is the project check that runs before comparing (is the app's project
 there, may it use these repositories and this destination). `transitions` says which
 events a new status deserves against the one it replaced: OutOfSync, Synced and health
@@ -31,6 +34,7 @@ from typing import Any
 
 from app.engine import project as proj
 from app.engine.compare import ComparisonResult
+from app.engine.health import AppHealth
 from app.engine.redact import redact_text
 from app.model.application import Application
 from app.model.project import AppProject
@@ -43,6 +47,7 @@ from app.model.status import (
     ApplicationCondition,
     ApplicationStatus,
     ComparedTo,
+    ResourceStatus,
     SyncStatus,
 )
 from app.model.sync import SyncStatusCode
@@ -52,10 +57,38 @@ MAX_IMAGES = 100
 
 
 @dataclass(frozen=True, slots=True)
-class StatusInput:
-    """What one comparison found, beyond the engine's result."""
+class ComparisonSummary:
+    """What a status needs from a comparison: a few kilobytes, none of the objects.
 
-    result: ComparisonResult
+    Small enough to keep per app between comparisons (a comparison of unchanged inputs
+    is reused, not recomputed), and all that auto-sync and the status read.
+    """
+
+    sync_status: SyncStatusCode
+    resources: tuple[ResourceStatus, ...]
+    """`status.resources`: the resources that have a sync status."""
+    health: AppHealth
+    conditions: tuple[ApplicationCondition, ...]
+    images: tuple[str, ...]
+    """Container images of the live workloads, sorted (at most MAX_IMAGES)."""
+
+
+def summarize(result: ComparisonResult) -> ComparisonSummary:
+    """The summary of an engine comparison."""
+    return ComparisonSummary(
+        result.sync_status,
+        tuple(result.resource_statuses()),
+        result.health,
+        result.conditions,
+        _images(result),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StatusInput:
+    """What one comparison found."""
+
+    summary: ComparisonSummary
     revisions: Sequence[str]
     """The resolved commit of each source compared; empty when the render failed."""
     reconciled_at: str
@@ -65,8 +98,8 @@ class StatusInput:
     sync_error: str = ""
     """The auto-sync decision's SyncError message; empty: no SyncError condition."""
     invalid_spec: Sequence[str] = ()
-    """`spec_problems`, when any: `result` is then `unknown_comparison` of them, and its
-    ComparisonError gives way to one InvalidSpecError per problem."""
+    """`spec_problems`, when any: `summary` is then that of `unknown_comparison` of them,
+    and its ComparisonError gives way to one InvalidSpecError per problem."""
 
 
 def spec_problems(app: Application, project: AppProject | None) -> list[str]:
@@ -94,11 +127,11 @@ def _conditions(
         wanted = [(CONDITION_INVALID_SPEC, redact_text(m)) for m in given.invalid_spec]
         wanted += [
             (c.type, c.message)
-            for c in given.result.conditions
+            for c in given.summary.conditions
             if c.type != CONDITION_COMPARISON_ERROR
         ]
     else:
-        wanted = [(c.type, c.message) for c in given.result.conditions]
+        wanted = [(c.type, c.message) for c in given.summary.conditions]
     if given.sync_error:
         wanted.append((CONDITION_SYNC_ERROR, redact_text(given.sync_error)))
     since = (
@@ -128,7 +161,7 @@ def _pod_specs(obj: KubeObject) -> Iterable[dict[str, Any]]:
         yield pod_spec
 
 
-def _images(result: ComparisonResult) -> list[str]:
+def _images(result: ComparisonResult) -> tuple[str, ...]:
     images: set[str] = set()
     for resource in result.resources:
         if resource.live is None or resource.hook:
@@ -142,18 +175,18 @@ def _images(result: ComparisonResult) -> list[str]:
                     image = container.get("image") if isinstance(container, dict) else None
                     if isinstance(image, str) and image:
                         images.add(image)
-    return sorted(images)[:MAX_IMAGES]
+    return tuple(sorted(images)[:MAX_IMAGES])
 
 
 def comparison_status(
     app: Application, given: StatusInput, previous: ApplicationStatus | None
 ) -> ApplicationStatus:
     """The compare-owned part of the app's status after this comparison."""
-    result = given.result
+    summary = given.summary
     spec = app.spec
     multi = spec.is_multi_source
     sync = SyncStatus(
-        status=result.sync_status,
+        status=summary.sync_status,
         compared_to=ComparedTo(
             destination=spec.destination,
             source=None if multi else spec.source,
@@ -163,15 +196,15 @@ def comparison_status(
         revision="" if multi or not given.revisions else given.revisions[0],
         revisions=list(given.revisions) if multi else [],
     )
-    code = result.health.status
+    code = summary.health.status
     since = given.reconciled_at
     if previous is not None and previous.health.status is code:
         since = previous.health.last_transition_time or since
-    health = AppHealthStatus(code, result.health.message, since)
+    health = AppHealthStatus(code, summary.health.message, since)
     types = list(given.source_types)
-    images = _images(result)
+    images = list(summary.images)
     return ApplicationStatus(
-        resources=result.resource_statuses(),
+        resources=list(summary.resources),
         sync=sync,
         health=health,
         conditions=_conditions(given, previous),

@@ -11,16 +11,15 @@ of conditions), and `null` for keys inside owned objects that the previous statu
 and the new one drops (a source that lost its `directory` block): a merge patch would
 otherwise keep them.
 
-A write is skipped when the owned fields differ from the last written ones only in the
-reconcile times and that write is younger than the resync period (with the periodic
-resync off, reconcile times alone never cause a write): a steady resync of an unchanged
-app then costs no API call. `status_digest` is what "the same" means: a SHA-256 of the
-owned fields without the reconcile times, in canonical JSON.
+A write is skipped when the new status differs from the previous one only in the
+reconcile times (`same_content`), the previous one is known to be on the resource, and
+that write is younger than the resync period (with the periodic resync off, reconcile
+times alone never cause a write): a steady resync of an unchanged app then costs no API
+call. The caller records when a write last landed; a failed write records none, so the
+next comparison writes again.
 """
 
-import hashlib
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.model import codec
@@ -47,11 +46,12 @@ def owned_fields(status: ApplicationStatus) -> dict[str, Any]:
     return {name: encoded[name] for name in OWNED_FIELDS if name in encoded}
 
 
-def status_digest(owned: dict[str, Any]) -> str:
-    """A digest of the owned fields that ignores the reconcile times."""
-    content = {k: v for k, v in owned.items() if k not in RECONCILE_TIMES}
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+def same_content(previous: ApplicationStatus | None, status: ApplicationStatus) -> bool:
+    """True if the two statuses differ at most in their reconcile times."""
+    if previous is None:
+        return False
+    untimed = replace(previous, reconciled_at=status.reconciled_at, observed_at=status.observed_at)
+    return untimed == status
 
 
 def _replacing(previous: Any, new: Any) -> Any:
@@ -79,12 +79,14 @@ class WriteDecision:
 
 
 def decide_write(
-    digest: str, written_digest: str, written_at: float, now: float, resync_period: float
+    changed: bool, written_at: float, now: float, resync_period: float
 ) -> WriteDecision:
-    """Whether to write the status whose digest is `digest` (times are Unix seconds)."""
-    if not written_digest:
-        return WriteDecision(True, "not written to the Application yet")
-    if digest != written_digest:
+    """Whether to write a status; `changed`: not `same_content` as the previous one,
+    `written_at`: when the previous one landed on the resource (Unix seconds, 0: it
+    did not, or nobody knows)."""
+    if written_at <= 0:
+        return WriteDecision(True, "the Application does not hold the previous status")
+    if changed:
         return WriteDecision(True, "the status changed")
     if resync_period <= 0:
         return WriteDecision(False, "only the reconcile time changed (periodic resync is off)")

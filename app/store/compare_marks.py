@@ -6,8 +6,9 @@ Three facts outlive a comparison and are not part of the status a user sees:
   is measured from the first error; cleared by the next comparison that rendered);
 - the reason of the last auto-sync decision (an `auto-sync-skipped` event is emitted only
   when the reason changes, not on every resync);
-- a digest of the status last written to the Application resource, and when (a write
-  that would change nothing but the reconcile time is skipped while it is recent).
+- when the last status written to the Application resource landed (a write that would
+  change nothing but the reconcile time is skipped while that is recent; a failed write
+  clears it, so the next comparison writes again).
 
 They live in one small hash per app. `save` writes only the fields that changed, so the
 steady state (a resync of an unchanged app) costs one read and no write. Losing the hash
@@ -38,10 +39,9 @@ class CompareMarks:
     """RFC 3339 time of the first repository error of the current run; empty: none."""
     autosync_reason: str = ""
     """The reason text of the last auto-sync decision."""
-    written_digest: str = ""
-    """Digest of the compare-owned status last written to the Application resource."""
     written_at: float = 0.0
-    """Unix time of that write; 0: never written."""
+    """Unix time the last stored status landed on the Application resource; 0: it did not
+    (never written, the write failed, or the marks were lost)."""
 
     @property
     def repo_error_time(self) -> dt.datetime | None:
@@ -83,7 +83,6 @@ def _decode(stored: Fields) -> CompareMarks:
     return CompareMarks(
         repo_error_since=text["repo_error_since"],
         autosync_reason=text["autosync_reason"],
-        written_digest=text["written_digest"],
         written_at=written_at,
     )
 

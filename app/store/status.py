@@ -1,7 +1,8 @@
 """Application status from comparisons, written only forward.
 
-A comparison asks for its place in line first (`begin_comparison`), then writes its
-result with it (`write_comparison`). The write is one Lua step: it lands only if no
+A comparison asks for its place in line first (`begin_comparison`, or `start_comparison`
+which also reads the stored result and operation in the same round trip), then writes
+its result with it (`write_comparison`). The write is one Lua step: it lands only if no
 comparison that began later has written already, so a slow comparison finishing late
 never overwrites a newer result ("status never goes backwards"). The reply says whether
 it landed and what it replaced, so the one writer that changed the status is the one
@@ -71,6 +72,17 @@ class StoredStatus:
     operation: StoredOperation | None
 
 
+@dataclass(frozen=True, slots=True)
+class ComparisonStart:
+    """A comparison's place in line, and the state it compares from."""
+
+    seq: int
+    previous: ApplicationStatus | None
+    """The stored comparison result (None if the app was never compared)."""
+    operation: StoredOperation | None
+    """The app's operation, running or last finished (None if it never had one)."""
+
+
 class StatusStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
@@ -81,6 +93,24 @@ class StatusStore:
         """The sequence of a comparison starting now: greater than every earlier one."""
         seq = await self._begin(keys=[keys.compare_seq(app), keys.status(app)])
         return int(seq)
+
+    async def start_comparison(self, app: AppIdentity) -> ComparisonStart:
+        """`begin_comparison` and the reads a comparison starts from, in one round trip.
+
+        One transaction: the sequence is taken before the reads, so what they return is
+        at least as new as anything a comparison with a smaller sequence could have seen.
+        """
+        name = f"{app.namespace}/{app.name}"
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.eval(_BEGIN, 2, keys.compare_seq(app), keys.status(app))
+            pipe.hget(keys.status(app), "status")
+            pipe.hgetall(keys.operation(app))
+            seq, data, operation = await pipe.execute()
+        return ComparisonStart(
+            int(seq),
+            load_model(ApplicationStatus, as_bytes(data), what=f"status of {name}"),
+            decode_operation(operation, what=f"operation of {name}"),
+        )
 
     async def write_comparison(
         self, app: AppIdentity, seq: int, status: ApplicationStatus

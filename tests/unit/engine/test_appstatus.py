@@ -9,6 +9,7 @@ from app.engine.appstatus import (
     Transition,
     comparison_status,
     spec_problems,
+    summarize,
     transitions,
 )
 from app.engine.compare import CompareSettings, ComparisonResult, compare, unknown_comparison
@@ -90,8 +91,9 @@ def status_of(
     revisions: tuple[str, ...] = (REV,),
     **given: Any,
 ) -> ApplicationStatus:
+    summary = summarize(result)
     return comparison_status(
-        app, StatusInput(result=result, revisions=revisions, reconciled_at=at, **given), previous
+        app, StatusInput(summary=summary, revisions=revisions, reconciled_at=at, **given), previous
     )
 
 

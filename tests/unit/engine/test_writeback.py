@@ -9,22 +9,27 @@ from app.engine.writeback import (
     OWNED_FIELDS,
     decide_write,
     owned_fields,
-    status_digest,
+    same_content,
     status_patch,
 )
-from app.model.application import ApplicationSource
+from app.model import codec
+from app.model.application import ApplicationSource, ApplicationSourceDirectory
 from app.model.operation import Operation, OperationState, RevisionHistory
 from app.model.status import ApplicationCondition, ApplicationStatus, ComparedTo
 from app.model.sync import OperationPhase, SyncStatusCode
 
 
-def status(*, at: str = "2026-11-29T12:00:00Z", conditions: int = 0) -> ApplicationStatus:
+def status(
+    *, at: str = "2026-11-29T12:00:00Z", conditions: int = 0, recurse: bool = False
+) -> ApplicationStatus:
     out = ApplicationStatus(reconciled_at=at, observed_at=at)
     out.sync.status = SyncStatusCode.SYNCED
     out.sync.revision = "a" * 40
     out.sync.compared_to = ComparedTo(
         source=ApplicationSource(
-            repo_url="https://git.example/shop.git", path="deploy", extra={"directory": {}}
+            repo_url="https://git.example/shop.git",
+            path="deploy",
+            directory=ApplicationSourceDirectory(recurse=True) if recurse else None,
         )
     )
     out.conditions = [ApplicationCondition("SyncError", f"m{i}", at) for i in range(conditions)]
@@ -42,11 +47,8 @@ def test_owned_fields_leave_the_sync_workers_fields_out() -> None:
 
 
 def test_the_patch_makes_the_resource_equal_the_new_status_and_keeps_other_writers_fields() -> None:
-    source_with_recurse = status(conditions=2)
-    assert source_with_recurse.sync.compared_to is not None
-    assert source_with_recurse.sync.compared_to.source is not None
-    source_with_recurse.sync.compared_to.source.extra = {"directory": {"recurse": True}}
-    previous = owned_fields(source_with_recurse)
+    previous = owned_fields(status(conditions=2, recurse=True))
+    assert previous["sync"]["comparedTo"]["source"]["directory"] == {"recurse": True}
     new = owned_fields(status(at="2026-11-29T12:05:00Z"))
     resource = {
         "spec": {"project": "default"},
@@ -67,26 +69,33 @@ def test_the_patch_is_json_serializable_and_names_only_owned_fields() -> None:
     json.dumps(patch)
 
 
-def test_the_digest_ignores_reconcile_times_only() -> None:
-    first = status_digest(owned_fields(status(at="2026-11-29T12:00:00Z")))
-    later = status_digest(owned_fields(status(at="2026-11-29T12:30:00Z")))
-    changed = status_digest(owned_fields(status(conditions=1)))
-    assert first == later
-    assert changed != first
+def test_same_content_ignores_reconcile_times_only() -> None:
+    first = status(at="2026-11-29T12:00:00Z")
+    assert same_content(first, status(at="2026-11-29T12:30:00Z"))
+    assert not same_content(first, status(conditions=1))
+    assert not same_content(None, first)
 
 
-D, OTHER = "d" * 64, "e" * 64
+def test_same_content_holds_across_a_round_trip_through_json() -> None:
+    original = status(conditions=2, recurse=True)
+    decoded = codec.decode(ApplicationStatus, json.loads(json.dumps(codec.encode(original))))
+    assert same_content(decoded, original)
 
 
 @pytest.mark.parametrize(
-    ("written_digest", "age", "period", "write", "reason"),
+    ("changed", "age", "period", "write", "reason"),
     [
         pytest.param(
-            "", 0.0, 120.0, True, "not written to the Application yet", id="never-written"
+            False,
+            None,
+            120.0,
+            True,
+            "the Application does not hold the previous status",
+            id="previous-not-on-the-resource",
         ),
-        pytest.param(OTHER, 1.0, 120.0, True, "the status changed", id="status-changed"),
+        pytest.param(True, 1.0, 120.0, True, "the status changed", id="status-changed"),
         pytest.param(
-            D,
+            False,
             30.0,
             120.0,
             False,
@@ -94,10 +103,15 @@ D, OTHER = "d" * 64, "e" * 64
             id="reconcile-time-only-recent",
         ),
         pytest.param(
-            D, 150.0, 120.0, True, "reconcile time last written 150s ago", id="reconcile-time-stale"
+            False,
+            150.0,
+            120.0,
+            True,
+            "reconcile time last written 150s ago",
+            id="reconcile-time-stale",
         ),
         pytest.param(
-            D,
+            False,
             10_000.0,
             0.0,
             False,
@@ -107,8 +121,8 @@ D, OTHER = "d" * 64, "e" * 64
     ],
 )
 def test_write_decision(
-    written_digest: str, age: float, period: float, write: bool, reason: str
+    *, changed: bool, age: float | None, period: float, write: bool, reason: str
 ) -> None:
     now = 1_800_000_000.0
-    decision = decide_write(D, written_digest, now - age, now, period)
+    decision = decide_write(changed, 0.0 if age is None else now - age, now, period)
     assert (decision.write, decision.reason) == (write, reason)

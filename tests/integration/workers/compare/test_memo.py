@@ -1,0 +1,137 @@
+"""A comparison of unchanged inputs is reused; any input that changes is compared again."""
+
+import copy
+from typing import Any
+
+import pytest
+
+from app.bus.subjects import AppRef
+from app.engine.appstatus import ComparisonSummary
+from app.engine.compare import CompareSettings
+from app.engine.health import AppHealth
+from app.model.application import Application
+from app.model.health import HealthStatusCode
+from app.model.project import AppProject
+from app.model.sync import RefreshLevel, SyncStatusCode
+from app.repo.sourcehash import source_hash
+from app.store import keys
+from app.store.manifests import ManifestKey
+from tests.integration.workers.compare.conftest import (
+    COMMIT,
+    COMMIT2,
+    apply_live,
+    compare_now,
+    config_map,
+    register,
+    seed_manifests,
+    stored,
+)
+from workers.compare import CompareWorker
+from workers.compare_memo import ComparisonMemo, Remembered, fingerprint
+from workers.runtime import Runtime
+
+APP = Application.from_dict(
+    {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "shop", "namespace": "sluice"},
+        "spec": {
+            "source": {"repoURL": "https://git.example/shop.git", "path": "deploy"},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "shop"},
+        },
+    }
+)
+KEY = ManifestKey("https://git.example/shop.git", COMMIT, "ab" * 32)
+LIVE: list[dict[str, Any]] = [
+    {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "web", "namespace": "shop", "uid": "u1", "resourceVersion": "7"},
+    }
+]
+SETTINGS = CompareSettings()
+SUMMARY = ComparisonSummary(SyncStatusCode.SYNCED, (), AppHealth(HealthStatusCode.HEALTHY), (), ())
+REF = AppRef("sluice", "shop")
+
+
+def _changed_live(**meta: str) -> list[dict[str, Any]]:
+    live = copy.deepcopy(LIVE)
+    live[0]["metadata"].update(meta)
+    return live
+
+
+def _app_with(**spec: Any) -> Application:
+    doc = APP.to_dict()
+    doc["spec"].update(spec)
+    return Application.from_dict(doc)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        pytest.param({"live": _changed_live(resourceVersion="8")}, id="live-object-changed"),
+        pytest.param({"live": _changed_live(uid="u2")}, id="live-object-recreated"),
+        pytest.param({"live": [*LIVE, *_changed_live(name="db")]}, id="live-object-added"),
+        pytest.param({"live": []}, id="live-object-deleted"),
+        pytest.param({"targets": [ManifestKey(KEY.repo_url, COMMIT2, KEY.spec_hash)]}, id="commit"),
+        pytest.param(
+            {"app": _app_with(ignoreDifferences=[{"kind": "ConfigMap", "jsonPointers": ["/x"]}])},
+            id="app-spec-changed",
+        ),
+        pytest.param(
+            {"project": AppProject.from_dict({**AppProject.default().to_dict(), "spec": {}})},
+            id="project-changed",
+        ),
+        pytest.param({"settings": CompareSettings()}, id="settings-rebuilt"),
+    ],
+)
+def test_any_changed_input_misses(changed: dict[str, Any]) -> None:
+    memo = ComparisonMemo()
+    inputs: dict[str, Any] = {
+        "app": APP,
+        "targets": [KEY],
+        "live": LIVE,
+        "project": AppProject.default(),
+        "settings": SETTINGS,
+    }
+    memo.put(REF, fingerprint(**inputs), Remembered(SUMMARY, ("Directory",)))
+    assert memo.get(REF, fingerprint(**inputs)) == Remembered(SUMMARY, ("Directory",))
+    assert memo.get(REF, fingerprint(**{**inputs, **changed})) is None
+
+
+def test_inputs_that_cannot_be_fingerprinted_are_always_compared() -> None:
+    unversioned = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web"}}]
+    project = AppProject.default()
+    assert fingerprint(APP, [KEY], unversioned, project, SETTINGS) is None
+    assert fingerprint(APP, [None], LIVE, project, SETTINGS) is None
+
+
+def test_the_memo_keeps_the_most_recently_compared_apps() -> None:
+    memo = ComparisonMemo(capacity=2)
+    key = fingerprint(APP, [KEY], LIVE, AppProject.default(), SETTINGS)
+    refs = [AppRef("sluice", f"app-{i}") for i in range(3)]
+    for ref in refs:
+        memo.put(ref, key, Remembered(SUMMARY, ()))
+    assert memo.get(refs[0], key) is None
+    assert memo.get(refs[2], key) is not None
+
+
+async def test_a_resync_of_an_unchanged_app_does_not_read_its_render_again_but_force_does(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+    await compare_now(worker, app)
+    assert app.spec.source is not None
+    await runtime.redis.delete(
+        keys.manifests(app.spec.source.repo_url, COMMIT, source_hash(app.spec.source))
+    )
+
+    await compare_now(worker, app)
+    assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
+
+    await compare_now(worker, app, RefreshLevel.FORCE)
+    status = (await stored(runtime, app)).status
+    assert status.sync.status is SyncStatusCode.UNKNOWN
+    assert "not in the manifest cache" in status.conditions[0].message

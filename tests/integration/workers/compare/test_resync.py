@@ -1,0 +1,91 @@
+"""Every comparison schedules the next resync (one pending timer per app), and a resync of
+an unchanged app does not rewrite the Application for its reconcile time alone."""
+
+import datetime as dt
+from dataclasses import replace
+
+import nats.js.errors
+import pytest
+
+from app.bus import subjects
+from app.bus.messages import REFRESH, RefreshRequest, decode
+from app.bus.schedules import SCHEDULE, SCHEDULE_TARGET
+from app.bus.subjects import Purpose
+from app.model.application import Application
+from app.model.sync import RefreshLevel
+from tests.integration.workers.compare.conftest import (
+    NAMESPACE,
+    apply_live,
+    compare_now,
+    config_map,
+    ref,
+    register,
+    seed_manifests,
+)
+from workers.compare import CompareWorker
+from workers.runtime import Runtime
+from workers.settings import Settings
+
+PERIOD, JITTER = 120.0, 60.0
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return replace(settings, timing=replace(settings.timing, resync=PERIOD, resync_jitter=JITTER))
+
+
+async def timers(rt: Runtime, app: Application) -> list[tuple[dict[str, str], RefreshRequest]]:
+    """The pending resync timers of `app`: headers and the request each will fire."""
+    subject = subjects.schedule(Purpose.RESYNC, ref(app))
+    found: list[tuple[dict[str, str], RefreshRequest]] = []
+    seq = 1
+    while True:
+        try:
+            msg = await rt.bus.js.get_msg(subjects.WORK_STREAM, seq, subject=subject, next=True)
+        except nats.js.errors.NotFoundError:
+            return found
+        assert msg.data is not None and msg.seq is not None
+        found.append((dict(msg.headers or {}), decode(REFRESH, msg.data)))
+        seq = msg.seq + 1
+
+
+async def test_a_comparison_schedules_the_next_resync_and_replaces_the_pending_one(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+
+    before = dt.datetime.now(dt.UTC)
+    await compare_now(worker, app)
+    await compare_now(worker, app)
+    after = dt.datetime.now(dt.UTC)
+
+    ((headers, request),) = await timers(runtime, app)
+    assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "resync")
+    assert headers[SCHEDULE_TARGET] == subjects.work(subjects.Work.REFRESH, ref(app))
+    fires = dt.datetime.fromisoformat(headers[SCHEDULE].removeprefix("@at ").replace("Z", "+00:00"))
+    assert before + dt.timedelta(seconds=PERIOD) <= fires + dt.timedelta(milliseconds=1)
+    assert fires < after + dt.timedelta(seconds=PERIOD + JITTER)
+
+
+async def application_version(rt: Runtime, app: Application) -> str:
+    obj = await rt.control_plane.get("argoproj.io/v1alpha1", "Application", app.name, NAMESPACE)
+    return str(obj["metadata"]["resourceVersion"])
+
+
+async def test_an_unchanged_status_is_not_rewritten_within_the_resync_period(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+    await compare_now(worker, app)
+    written = await application_version(runtime, app)
+
+    await compare_now(worker, app)
+    assert await application_version(runtime, app) == written
+
+    await apply_live(runtime, app, [config_map("web", drift="yes")])
+    await compare_now(worker, app)
+    assert await application_version(runtime, app) != written

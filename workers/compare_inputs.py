@@ -1,0 +1,107 @@
+"""What a comparison reads besides the app: its rendered targets and its cluster's scopes.
+
+`manifest_keys` names the cached render of every source at the revisions being compared,
+`read_targets` fetches them (one cache read per source, concurrently for multi-source
+apps) and reports a miss with what is missing, so the compare stage can ask for a render
+instead of comparing against nothing. `DestinationScopes` turns the destination
+cluster's discovery into the `CompareSettings` the engine needs (which kinds are
+namespaced, for placing targets), built once per discovery load, not per comparison.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from app.cluster import Cluster
+from app.cluster.resources import ResourceIndex
+from app.engine.compare import CompareSettings
+from app.model.application import Application, ApplicationSource
+from app.model.resource import KubeObject
+from app.repo.errors import RepoError
+from app.repo.sourcehash import source_hash
+from app.store.manifests import ManifestCache, ManifestKey, RenderedManifests
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """The rendered manifests of every source, in source order."""
+
+    objects: list[KubeObject]
+    source_types: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class NotCached:
+    """A render the comparison needs is not in the manifest cache."""
+
+    what: str
+    """Which one, for logs and the reason of the render request that follows."""
+
+
+def _key(source: ApplicationSource, commit: str) -> ManifestKey | None:
+    try:
+        return ManifestKey(source.repo_url, commit, source_hash(source))
+    except (ValueError, RepoError):
+        return None
+
+
+def manifest_keys(app: Application, revisions: Sequence[str]) -> list[ManifestKey | None]:
+    """The cache key of each source's render at its revision (None: no valid key, e.g.
+    a revision that is not a commit, or as many revisions as sources)."""
+    sources = app.spec.all_sources
+    if len(revisions) != len(sources):
+        return [None] * len(sources)
+    return [_key(source, commit) for source, commit in zip(sources, revisions, strict=True)]
+
+
+async def read_targets(
+    cache: ManifestCache,
+    app: Application,
+    keys: Sequence[ManifestKey | None],
+    revisions: Sequence[str],
+) -> Targets | NotCached:
+    """The cached manifests of `app`'s sources under `keys` (`manifest_keys`)."""
+    sources = app.spec.all_sources
+    if len(revisions) != len(sources):
+        return NotCached(
+            f"{len(revisions)} revision(s) for the app's {len(sources)} source(s) "
+            "(the spec changed since they were resolved)"
+        )
+
+    async def get(key: ManifestKey | None) -> RenderedManifests | None:
+        return await cache.get(key) if key is not None else None
+
+    if len(keys) == 1:
+        found = [await get(keys[0])]
+    else:
+        found = list(await asyncio.gather(*(get(key) for key in keys)))
+    objects: list[KubeObject] = []
+    types: list[str] = []
+    for i, (rendered, commit) in enumerate(zip(found, revisions, strict=True)):
+        if rendered is None:
+            return NotCached(
+                f"the render of source {i + 1} ({sources[i].repo_url}) at {commit[:12]}"
+            )
+        objects.extend(rendered.manifests)
+        types.append(rendered.source_type)
+    return Targets(objects, types)
+
+
+class DestinationScopes:
+    """CompareSettings per destination cluster, rebuilt when its discovery reloads."""
+
+    def __init__(self, base: CompareSettings) -> None:
+        self._base = base
+        self._built: dict[int, tuple[ResourceIndex, CompareSettings]] = {}
+
+    async def settings_for(self, cluster: Cluster) -> CompareSettings:
+        """Settings whose scopes are `cluster`'s discovery (ClusterError if it fails)."""
+        async with asyncio.timeout(cluster.settings.request_timeout):
+            index = await cluster.discovery.index()
+        built = self._built.get(id(cluster))
+        if built is not None and built[0] is index:
+            return built[1]
+        scopes = {(rt.group, rt.kind): rt.namespaced for rt in index.resources}
+        settings = replace(self._base, scopes=scopes)
+        self._built[id(cluster)] = (index, settings)
+        return settings

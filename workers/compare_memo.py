@@ -1,0 +1,119 @@
+"""Comparisons of unchanged inputs are reused, not computed again.
+
+`app.engine.compare` is a pure function of the app (spec, annotations, name), the
+targets, the live objects, the project and the settings. A periodic resync of an
+unchanged app, the steady state of every app every few minutes, hands it the same
+inputs again; so the compare stage keeps, per app, a fingerprint of the inputs of its
+last comparison and the `ComparisonSummary` they produced, and reuses the summary when
+the fingerprint matches (the rendered targets are not even read then).
+
+The fingerprint is cheap to take: live objects by key, uid and resourceVersion (the API
+server gives every change a new resourceVersion; an object without one is never
+fingerprinted, so it is always compared); the targets by their manifest cache keys (a
+render is a function of repository, commit and source spec: that is what the cache
+relies on too); the app and project as a digest of their canonical JSON; and the
+settings object itself (rebuilt when the destination's discovery changes). A hard
+refresh (`force`) bypasses the memo, as it bypasses every cache. Entries are kept for
+the most recently compared `capacity` apps; a replica that has not compared an app
+lately simply computes it.
+"""
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.bus.subjects import AppRef
+from app.engine.appstatus import ComparisonSummary
+from app.engine.compare import CompareSettings
+from app.model import codec
+from app.model.application import Application
+from app.model.project import AppProject
+from app.model.resource import KubeObject, ResourceKey, metadata
+from app.store.manifests import ManifestKey
+
+DEFAULT_CAPACITY = 10_000
+"""Apps whose last comparison is kept (a summary is a few kilobytes)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Fingerprint:
+    """The inputs of one comparison: the settings object, and a digest of the rest."""
+
+    settings: CompareSettings
+    digest: bytes
+
+    def same(self, other: "Fingerprint") -> bool:
+        return other.settings is self.settings and other.digest == self.digest
+
+
+def _canonical(doc: object) -> bytes:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What a comparison left for the next one with the same inputs."""
+
+    summary: ComparisonSummary
+    source_types: tuple[str, ...]
+
+
+def fingerprint(
+    app: Application,
+    targets: Sequence[ManifestKey | None],
+    live: Sequence[KubeObject],
+    project: AppProject,
+    settings: CompareSettings,
+) -> Fingerprint | None:
+    """What the comparison of these inputs depends on; None if it cannot be told cheaply."""
+    if any(key is None for key in targets):
+        return None
+    renders = [[k.repo_url, k.commit, k.spec_hash] for k in targets if k is not None]
+    versions = []
+    for obj in live:
+        meta = metadata(obj)
+        version = meta.get("resourceVersion")
+        if not isinstance(version, str) or not version:
+            return None
+        versions.append((str(ResourceKey.of(obj)), str(meta.get("uid") or ""), version))
+    versions.sort()
+    digest = hashlib.sha256()
+    for part in (
+        [app.name, app.metadata.annotations, codec.encode(app.spec)],
+        renders,
+        codec.encode(project),
+        versions,
+    ):
+        digest.update(_canonical(part))
+        digest.update(b"\0")
+    return Fingerprint(settings, digest.digest())
+
+
+class ComparisonMemo:
+    """The last comparison of each recently compared app, by its inputs' fingerprint."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[AppRef, tuple[Fingerprint, Remembered]] = OrderedDict()
+        self.hits = 0
+        """Comparisons reused (for tests and metrics)."""
+
+    def get(self, ref: AppRef, key: Fingerprint | None) -> Remembered | None:
+        """What the app's last comparison left, if its inputs were `key`."""
+        entry = self._entries.get(ref)
+        if key is None or entry is None or not entry[0].same(key):
+            return None
+        self._entries.move_to_end(ref)
+        self.hits += 1
+        return entry[1]
+
+    def put(self, ref: AppRef, key: Fingerprint | None, remembered: Remembered) -> None:
+        if key is None:
+            self._entries.pop(ref, None)
+            return
+        self._entries[ref] = (key, remembered)
+        self._entries.move_to_end(ref)
+        while len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
