@@ -275,9 +275,17 @@ class Shop:
             initiated_by=OperationInitiator(username="tester"),
             retry=retry,
         )
-        started = await start_operation(self.rt, self.application(), operation, reason="test sync")
-        assert started is not None
+        started = await self.start(operation)
         return await self.finished(started, timeout=timeout)
+
+    async def start(self, operation: Operation | None = None) -> str:
+        """Start an operation (a plain sync by default); its id."""
+        chosen = operation or Operation(
+            sync=SyncOperation(prune=True), initiated_by=OperationInitiator(username="tester")
+        )
+        started = await start_operation(self.rt, self.application(), chosen, reason="test sync")
+        assert started is not None
+        return started
 
     async def finished(self, operation_id: str, *, timeout: float = 20.0) -> OperationState:
         async def done() -> OperationState | None:
