@@ -20,6 +20,8 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 
+from redis.exceptions import RedisError
+
 from app import log
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
@@ -31,6 +33,7 @@ from app.model.sync import RefreshLevel
 from app.repo.errors import RepoError
 from app.repo.refs import RefListing
 from app.repo.revisions import match_revision, normalize_revision
+from app.store.errors import StoreError
 from app.store.leases import Lease
 from app.store.refs import RefsCache
 from workers.base import Worker
@@ -153,7 +156,15 @@ class Poller:
             self._task = None
         if self.leading:
             self.leading = False
-            await self._lease.release()
+            try:
+                await self._lease.release()
+            except (StoreError, RedisError, OSError) as e:
+                logger.warning(
+                    "poller.release_failed",
+                    error=f"{type(e).__name__}: {e}",
+                    consequence=f"another replica takes over once the lease expires "
+                    f"({self._lease.ttl:g}s)",
+                )
         logger.info("poller.stopped")
 
     async def _run(self) -> None:
