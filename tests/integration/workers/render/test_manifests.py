@@ -3,14 +3,15 @@
 import pytest
 import structlog.testing
 
+from app.model.resource import KubeObject
 from tests.integration.workers.render.conftest import config_map, register, source
 from tests.support.gitrepo import GitRepo
 from workers.manifests import ManifestsError, manifests_for
 from workers.runtime import Runtime
 
 
-def names(objects: list[dict[str, object]]) -> list[object]:
-    return [o["metadata"]["name"] for o in objects]  # type: ignore[index]
+def names(objects: list[KubeObject]) -> list[str]:
+    return [o["metadata"]["name"] for o in objects]
 
 
 async def test_an_operation_revision_is_rendered_even_after_the_branch_moved_on(
