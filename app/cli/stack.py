@@ -10,10 +10,13 @@ worker, and the REST API when it is available. Stops them in reverse order.
 
 import contextlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app import log
+from app.api import tokens
+from app.api.server import ApiServer
+from app.api.settings import ApiSettings
 from app.bus.connection import NatsSettings
 from app.embedded import nats as embedded_nats
 from app.embedded import redis as embedded_redis
@@ -49,6 +52,8 @@ class StackOptions:
     """Seconds the local cluster's simulated controllers take to make workloads ready."""
     workers: tuple[str, ...] = registry.WORKERS
     """Which workers to run in this process."""
+    api_port: int = 8080
+    """Port of the REST API and webhooks (0: any free port, -1: no API)."""
     timing: TimingSettings = field(default_factory=TimingSettings)
 
 
@@ -62,6 +67,8 @@ class Stack:
         self.cluster: LocalCluster | None = None
         self.runtime: Runtime | None = None
         self.workers: list[Worker] = []
+        self.api: ApiServer | None = None
+        self.token = ""
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> "Stack":
@@ -118,4 +125,17 @@ class Stack:
             await worker.start()
             self._stack.push_async_callback(worker.stop)
             self.workers.append(worker)
+        if opts.api_port >= 0:
+            self.token = tokens.ensure_local_token(self.state_dir)
+            env = ApiSettings.from_env()
+            api_settings = replace(
+                env,
+                port=opts.api_port,
+                tokens=tokens.TokenSet(
+                    env.tokens.tokens + tokens.from_env_list(f"sluice-up={self.token}")
+                ),
+            )
+            self.api = ApiServer(self.runtime, api_settings)
+            await self.api.start()
+            self._stack.push_async_callback(self.api.stop)
         logger.info("up.started", workers=[w.name for w in self.workers])

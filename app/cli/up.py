@@ -38,6 +38,9 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     parser.add_argument("--cluster-port", type=int, default=0, help="local cluster API port")
     parser.add_argument("--nats-port", type=int, default=0, help="embedded NATS port")
+    parser.add_argument(
+        "--api-port", type=int, default=8080, help="REST API and webhooks port (0: any free)"
+    )
     parser.add_argument("--nats-url", default="", help="use this NATS (>= 2.12) instead")
     parser.add_argument("--redis-url", default="", help="use this Redis (or REDIS_URL) instead")
     parser.add_argument("--no-examples", action="store_true", help="do not add the example apps")
@@ -65,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         ),
         cluster_port=args.cluster_port,
         nats_port=args.nats_port,
+        api_port=args.api_port,
         nats_url=args.nats_url,
         redis_url=args.redis_url,
         controller_delay=args.controller_delay,
@@ -88,6 +92,9 @@ async def _up(options: StackOptions, args: argparse.Namespace) -> int:
         _say(f"NATS           {stack.nats_url}")
         _say(f"Redis          {stack.redis_url}")
         _say(f"workers        {', '.join(w.name for w in stack.workers)}")
+        if stack.api is not None:
+            _say(f"API            {stack.api.url}   (token in {stack.state_dir}/api-token)")
+            _say(f"               sluice app list --server {stack.api.url}")
         await _ensure_namespace(rt, options.namespace)
         if not args.no_examples:
             repo_url = examples.ensure_repository(stack.state_dir / "examples")

@@ -123,7 +123,7 @@ class OperationState:
 class RevisionHistory:
     """One entry of `status.history`: a successful, non-selective, non-dry-run sync."""
 
-    id: int
+    id: int = field(metadata={"keep_empty": True})
     revision: str = ""
     revisions: list[str] = field(default_factory=list)
     source: "ApplicationSource | None" = None
