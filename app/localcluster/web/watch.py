@@ -5,7 +5,8 @@ its starting point (the current objects, or the history after the requested
 resourceVersion), so no change falls between the two and none is sent twice. A
 selector watch sees an object enter (ADDED) and leave (DELETED) its selection as real
 watches do. A watch that falls more than `buffer_limit` events behind is closed, and
-the client resumes from the last resourceVersion it saw.
+the client resumes from the last resourceVersion it saw. A watch of a custom resource
+ends when its CRD is deleted, as the real server ends it.
 """
 
 import asyncio
@@ -19,6 +20,7 @@ from aiohttp import web
 from app import log
 from app.localcluster import errors
 from app.localcluster.api.server import in_version
+from app.localcluster.crds import CRDS
 from app.localcluster.eventlog import ADDED, DELETED, MODIFIED, Change, EventLog, encode_event
 from app.localcluster.resources import ResourceType
 from app.localcluster.selectors import Matcher
@@ -180,8 +182,25 @@ def start(
             kind = stream.selects(change)
             if kind is not None:
                 initial.append(stream.line(kind, change.obj, change))
-    stop = events.listen(req.rt.group_resource, stream.offer)
+    stops = [events.listen(req.rt.group_resource, stream.offer)]
+    if req.rt.crd:
+        stops.append(events.listen(CRDS, _closes_when_deleted(stream, req.rt.crd)))
+
+    def stop() -> None:
+        for each in stops:
+            each()
+
     return OpenWatch(req, stream, initial, stop)
+
+
+def _closes_when_deleted(stream: WatchStream, crd_name: str) -> Callable[[Change], None]:
+    """A listener that ends `stream` when its type's CRD is deleted (its API is gone)."""
+
+    def listener(change: Change) -> None:
+        if change.type == DELETED and change.obj["metadata"]["name"] == crd_name:
+            stream.close(f"the CustomResourceDefinition {crd_name} was deleted")
+
+    return listener
 
 
 async def serve(

@@ -11,6 +11,7 @@ import pytest
 from app.localcluster import LocalCluster
 from tests.integration.localcluster.conftest import (
     DEPLOYMENTS,
+    WIDGETS_CRD,
     Http,
     conditions,
     configmap,
@@ -376,26 +377,6 @@ async def test_deleting_a_namespace_empties_it_then_removes_it(http: Http) -> No
         return (await http.get("/api/v1/namespaces/team")).status == 404
 
     await eventually(namespace_gone, timeout=5, what="the namespace removed")
-
-
-WIDGETS_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "names": {"kind": "Widget", "plural": "widgets"},
-        "scope": "Namespaced",
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {"openAPIV3Schema": {"type": "object"}},
-            }
-        ],
-    },
-}
 
 
 async def test_deleting_a_crd_removes_its_objects_and_its_api(http: Http) -> None:

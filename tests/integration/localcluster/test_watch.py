@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 
 from app.localcluster import LocalCluster, WatchSettings
-from tests.integration.localcluster.conftest import CONFIGMAPS, Http, configmap
+from tests.integration.localcluster.conftest import CONFIGMAPS, WIDGETS_CRD, Http, configmap
 
 Factory = Callable[..., AbstractAsyncContextManager[LocalCluster]]
 Event = dict[str, Any]
@@ -184,4 +184,17 @@ async def test_the_admin_endpoint_drops_open_watches(
         dropped = await http.ok("POST", "/localcluster/drop-watches")
         rest = await asyncio.wait_for(_drain(events), 5)
     assert dropped == {"dropped": 1}
+    assert rest == []
+
+
+async def test_deleting_a_crd_ends_watches_of_its_type(
+    local_cluster: LocalCluster, http: Http
+) -> None:
+    await http.ok("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", WIDGETS_CRD)
+    url = f"{local_cluster.url}/apis/example.com/v1/widgets?watch=1"
+    async with aiohttp.ClientSession() as session, watching(session, url) as events:
+        await http.ok(
+            "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com"
+        )
+        rest = await asyncio.wait_for(_drain(events), 5)
     assert rest == []
