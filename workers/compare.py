@@ -62,9 +62,9 @@ from app.model.status import ApplicationStatus
 from app.model.sync import RefreshLevel
 from app.store.coalescing import Pending
 from app.store.compare_marks import CompareMarks, CompareMarksStore
-from app.store.operations import StoredOperation
+from app.store.status import ComparisonStart
 from workers.clusters import UnknownDestination
-from workers.compare_inputs import DestinationScopes, NotCached, manifest_keys, read_targets
+from workers.compare_inputs import DestinationScopes, NotCached, read_targets
 from workers.compare_memo import ComparisonMemo, Remembered, fingerprint
 from workers.operations import start_operation
 from workers.runtime import Runtime
@@ -104,13 +104,15 @@ class _Run:
     ref: AppRef
     app: Application
     message: ManifestsReady
-    seq: int
-    previous: ApplicationStatus | None
-    operation: StoredOperation | None
-    marks: CompareMarks
+    start: ComparisonStart
     now: dt.datetime
     log: Any
     marks_after: CompareMarks
+
+    @property
+    def marks(self) -> CompareMarks:
+        """The marks as the comparison found them."""
+        return self.start.marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,12 +181,8 @@ class CompareWorker:
             log_.info("compare.dropped", reason="the Application is not registered (deleted?)")
             return
         start = await rt.status.start_comparison(ref)
-        marks = await self._marks.read(ref)
         now = dt.datetime.now(dt.UTC)
-        log_ = log_.bind(seq=start.seq)
-        run = _Run(
-            ref, app, message, start.seq, start.previous, start.operation, marks, now, log_, marks
-        )
+        run = _Run(ref, app, message, start, now, log_.bind(seq=start.seq), start.marks)
         verdict = await self._verdict(run)
         if verdict is not None:
             await self._conclude(run, verdict)
@@ -198,7 +196,7 @@ class CompareWorker:
             live = await self._live(run)
             return _Verdict(self._unknown(run.app, live, message.error), ())
         run.marks_after = run.marks.cleared_repo_error()
-        revisions = message.revisions or _stored_revisions(run.previous)
+        revisions = message.revisions or _stored_revisions(run.start.previous)
         if not revisions:
             await self._render(run, RefreshLevel.LATEST, "no comparison is stored yet")
             return None
@@ -250,13 +248,12 @@ class CompareWorker:
         except (ClusterError, TimeoutError) as e:
             problem = f"cannot read the resource kinds of the destination cluster: {e or 'timeout'}"
             return _Verdict(self._unknown(app, live, problem), revisions)
-        keys = manifest_keys(app, revisions)
         hard = run.message.level >= RefreshLevel.FORCE
-        memo_key = None if hard else fingerprint(app, keys, live, project, settings)
+        memo_key = None if hard else fingerprint(app, revisions, live, project, settings)
         reused = self._memo.get(run.ref, memo_key)
         if reused is not None:
             return _Verdict(reused.summary, revisions, reused.source_types)
-        targets = await read_targets(rt.manifests, app, keys, revisions)
+        targets = await read_targets(rt.manifests, app, revisions)
         if isinstance(targets, NotCached):
             return await self._not_cached(run, targets, revisions, live)
         summary = summarize(compare(app, targets.objects, live, project, settings))
@@ -288,7 +285,8 @@ class CompareWorker:
     async def _conclude(self, run: _Run, verdict: _Verdict) -> None:
         """Decide auto-sync, write the status forward, and act only if it landed."""
         rt, app, summary = self._rt, run.app, verdict.summary
-        app.status.operation_state = run.operation.state if run.operation is not None else None
+        operation = run.start.operation
+        app.status.operation_state = operation.state if operation is not None else None
         revisions = verdict.revisions
         compared = ComparedState(
             summary.sync_status, revisions[0] if revisions else "", summary.resources, revisions
@@ -304,9 +302,11 @@ class CompareWorker:
                 sync_error=decision.sync_error,
                 invalid_spec=verdict.invalid_spec,
             ),
-            run.previous,
+            run.start.previous,
         )
-        write = await rt.status.write_comparison(run.ref, run.seq, status)
+        write = await rt.status.write_comparison(
+            run.ref, run.start.seq, status, replacing=run.start
+        )
         if not write.written:
             run.log.info(
                 "compare.superseded", newer_seq=write.seq, reason="a later comparison wrote first"
@@ -316,7 +316,7 @@ class CompareWorker:
         written = await self._writer.write(
             app, status, write.previous, run.marks_after, time.time()
         )
-        operation = await self._carry_out(run, decision, revisions)
+        started = await self._carry_out(run, decision, revisions)
         marks_after = written.marks.with_reason(decision.reason)
         await self._marks.save(run.ref, run.marks, marks_after)
         await self._schedule_resync(run.ref, run.now)
@@ -331,7 +331,7 @@ class CompareWorker:
             status_write_reason=written.reason,
             autosync=decision.outcome.value,
             autosync_reason=decision.reason,
-            operation=operation,
+            operation=started,
         )
 
     async def _emit_transitions(

@@ -1,11 +1,11 @@
 """What a comparison reads besides the app: its rendered targets and its cluster's scopes.
 
-`manifest_keys` names the cached render of every source at the revisions being compared,
-`read_targets` fetches them (one cache read per source, concurrently for multi-source
-apps) and reports a miss with what is missing, so the compare stage can ask for a render
-instead of comparing against nothing. `DestinationScopes` turns the destination
-cluster's discovery into the `CompareSettings` the engine needs (which kinds are
-namespaced, for placing targets), built once per discovery load, not per comparison.
+`read_targets` fetches the cached render of every source at the revisions being compared
+(one cache read per source, concurrently for multi-source apps) and reports a miss with
+what is missing, so the compare stage can ask for a render instead of comparing against
+nothing. `DestinationScopes` turns the destination cluster's discovery into the
+`CompareSettings` the engine needs (which kinds are namespaced, for placing targets),
+built once per discovery load, not per comparison.
 """
 
 import asyncio
@@ -45,28 +45,17 @@ def _key(source: ApplicationSource, commit: str) -> ManifestKey | None:
         return None
 
 
-def manifest_keys(app: Application, revisions: Sequence[str]) -> list[ManifestKey | None]:
-    """The cache key of each source's render at its revision (None: no valid key, e.g.
-    a revision that is not a commit, or as many revisions as sources)."""
-    sources = app.spec.all_sources
-    if len(revisions) != len(sources):
-        return [None] * len(sources)
-    return [_key(source, commit) for source, commit in zip(sources, revisions, strict=True)]
-
-
 async def read_targets(
-    cache: ManifestCache,
-    app: Application,
-    keys: Sequence[ManifestKey | None],
-    revisions: Sequence[str],
+    cache: ManifestCache, app: Application, revisions: Sequence[str]
 ) -> Targets | NotCached:
-    """The cached manifests of `app`'s sources under `keys` (`manifest_keys`)."""
+    """The cached manifests of `app`'s sources at `revisions` (one commit per source)."""
     sources = app.spec.all_sources
     if len(revisions) != len(sources):
         return NotCached(
             f"{len(revisions)} revision(s) for the app's {len(sources)} source(s) "
             "(the spec changed since they were resolved)"
         )
+    keys = [_key(source, commit) for source, commit in zip(sources, revisions, strict=True)]
 
     async def get(key: ManifestKey | None) -> RenderedManifests | None:
         return await cache.get(key) if key is not None else None

@@ -9,17 +9,17 @@ the fingerprint matches (the rendered targets are not even read then).
 
 The fingerprint is cheap to take: live objects by key, uid and resourceVersion (the API
 server gives every change a new resourceVersion; an object without one is never
-fingerprinted, so it is always compared); the targets by their manifest cache keys (a
-render is a function of repository, commit and source spec: that is what the cache
-relies on too); the app and project as a digest of their canonical JSON; and the
-settings object itself (rebuilt when the destination's discovery changes). A hard
-refresh (`force`) bypasses the memo, as it bypasses every cache. Entries are kept for
-the most recently compared `capacity` apps; a replica that has not compared an app
-lately simply computes it.
+fingerprinted, so it is always compared); the targets by the revisions they were
+rendered at (a render is a function of the source spec, already in the app's part, and
+the commit: that is what the manifest cache relies on too); the app (name, annotations,
+spec) and the project by their `repr` (a dataclass repr shows every field, at a fifth of
+the cost of encoding it); and the settings object itself (rebuilt when the destination's
+discovery changes). A hard refresh (`force`) bypasses the memo, as it bypasses every
+cache. Entries are kept for the most recently compared `capacity` apps; a replica that
+has not compared an app lately simply computes it.
 """
 
 import hashlib
-import json
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,11 +27,9 @@ from dataclasses import dataclass
 from app.bus.subjects import AppRef
 from app.engine.appstatus import ComparisonSummary
 from app.engine.compare import CompareSettings
-from app.model import codec
 from app.model.application import Application
 from app.model.project import AppProject
 from app.model.resource import KubeObject, ResourceKey, metadata
-from app.store.manifests import ManifestKey
 
 DEFAULT_CAPACITY = 10_000
 """Apps whose last comparison is kept (a summary is a few kilobytes)."""
@@ -48,10 +46,6 @@ class Fingerprint:
         return other.settings is self.settings and other.digest == self.digest
 
 
-def _canonical(doc: object) -> bytes:
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 @dataclass(frozen=True, slots=True)
 class Remembered:
     """What a comparison left for the next one with the same inputs."""
@@ -62,15 +56,12 @@ class Remembered:
 
 def fingerprint(
     app: Application,
-    targets: Sequence[ManifestKey | None],
+    revisions: Sequence[str],
     live: Sequence[KubeObject],
     project: AppProject,
     settings: CompareSettings,
 ) -> Fingerprint | None:
     """What the comparison of these inputs depends on; None if it cannot be told cheaply."""
-    if any(key is None for key in targets):
-        return None
-    renders = [[k.repo_url, k.commit, k.spec_hash] for k in targets if k is not None]
     versions = []
     for obj in live:
         meta = metadata(obj)
@@ -81,12 +72,12 @@ def fingerprint(
     versions.sort()
     digest = hashlib.sha256()
     for part in (
-        [app.name, app.metadata.annotations, codec.encode(app.spec)],
-        renders,
-        codec.encode(project),
-        versions,
+        repr((app.name, app.metadata.annotations, app.spec)),
+        repr(list(revisions)),
+        repr(project),
+        repr(versions),
     ):
-        digest.update(_canonical(part))
+        digest.update(part.encode())
         digest.update(b"\0")
     return Fingerprint(settings, digest.digest())
 

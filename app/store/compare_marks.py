@@ -10,8 +10,9 @@ Three facts outlive a comparison and are not part of the status a user sees:
   change nothing but the reconcile time is skipped while that is recent; a failed write
   clears it, so the next comparison writes again).
 
-They live in one small hash per app. `save` writes only the fields that changed, so the
-steady state (a resync of an unchanged app) costs one read and no write. Losing the hash
+They live in one small hash per app, read with the comparison's start
+(`StatusStore.start_comparison`). `save` writes only the fields that changed, so the
+steady state (a resync of an unchanged app) writes nothing here. Losing the hash
 costs at most one repeated event and one repeated status write: nothing is decided from it
 that the status store or the cluster does not also know.
 """
@@ -74,7 +75,8 @@ class CompareMarks:
 _NAMES = tuple(f.name for f in fields(CompareMarks))
 
 
-def _decode(stored: Fields) -> CompareMarks:
+def decode_marks(stored: Fields) -> CompareMarks:
+    """Marks from their hash fields (unreadable fields read as unset)."""
     text = {name: (field(stored, name) or b"").decode(errors="replace") for name in _NAMES}
     try:
         written_at = float(text["written_at"] or 0.0)
@@ -93,7 +95,7 @@ class CompareMarksStore:
 
     async def read(self, app: AppIdentity) -> CompareMarks:
         """The app's marks (all empty if none were kept, or they expired)."""
-        return _decode(await self._redis.hgetall(keys.compare_marks(app)))
+        return decode_marks(await self._redis.hgetall(keys.compare_marks(app)))
 
     async def save(self, app: AppIdentity, before: CompareMarks, after: CompareMarks) -> bool:
         """Store the fields of `after` that differ from `before`; False if none did."""

@@ -1,12 +1,13 @@
 """Application status from comparisons, written only forward.
 
 A comparison asks for its place in line first (`begin_comparison`, or `start_comparison`
-which also reads the stored result and operation in the same round trip), then writes
-its result with it (`write_comparison`). The write is one Lua step: it lands only if no
-comparison that began later has written already, so a slow comparison finishing late
-never overwrites a newer result ("status never goes backwards"). The reply says whether
-it landed and what it replaced, so the one writer that changed the status is the one
-that emits the change events.
+which also reads the stored result, the operation and the compare stage's marks in the
+same round trip), then writes its result with it (`write_comparison`). The write is one
+Lua step: it lands only if no comparison that began later has written already, so a slow
+comparison finishing late never overwrites a newer result ("status never goes
+backwards"). The reply says whether it landed and what it replaced, so the one writer
+that changed the status is the one that emits the change events; a comparison that
+passes its start along is not sent back the result it read already.
 
 What a comparison owns: sync, health, resources, conditions, reconciledAt, observedAt,
 sourceType(s), summary. Operation state and history have their own writers
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from app import log
 from app.model.status import ApplicationStatus
 from app.store import keys
+from app.store.compare_marks import CompareMarks, decode_marks
 from app.store.connection import Redis
 from app.store.history import decode_history
 from app.store.keys import AppIdentity
@@ -45,9 +47,12 @@ local seq = tonumber(ARGV[1])
 if seq <= stored then
   return {0, stored}
 end
-local previous = redis.call('HGET', KEYS[1], 'status')
+local previous = false
+if stored ~= tonumber(ARGV[3]) then
+  previous = redis.call('HGET', KEYS[1], 'status')
+end
 redis.call('HSET', KEYS[1], 'seq', ARGV[1], 'status', ARGV[2])
-return {1, seq, previous}
+return {1, seq, previous, stored}
 """
 
 
@@ -79,8 +84,12 @@ class ComparisonStart:
     seq: int
     previous: ApplicationStatus | None
     """The stored comparison result (None if the app was never compared)."""
+    previous_seq: int
+    """The sequence `previous` was stored under (0: none)."""
     operation: StoredOperation | None
     """The app's operation, running or last finished (None if it never had one)."""
+    marks: CompareMarks
+    """What the compare stage remembers about the app (`app.store.compare_marks`)."""
 
 
 class StatusStore:
@@ -103,22 +112,36 @@ class StatusStore:
         name = f"{app.namespace}/{app.name}"
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.eval(_BEGIN, 2, keys.compare_seq(app), keys.status(app))
-            pipe.hget(keys.status(app), "status")
+            pipe.hmget(keys.status(app), ["seq", "status"])
             pipe.hgetall(keys.operation(app))
-            seq, data, operation = await pipe.execute()
+            pipe.hgetall(keys.compare_marks(app))
+            seq, (stored_seq, data), operation, marks = await pipe.execute()
+        previous = load_model(ApplicationStatus, as_bytes(data), what=f"status of {name}")
         return ComparisonStart(
             int(seq),
-            load_model(ApplicationStatus, as_bytes(data), what=f"status of {name}"),
+            previous,
+            int(stored_seq) if previous is not None else 0,
             decode_operation(operation, what=f"operation of {name}"),
+            decode_marks(marks),
         )
 
     async def write_comparison(
-        self, app: AppIdentity, seq: int, status: ApplicationStatus
+        self,
+        app: AppIdentity,
+        seq: int,
+        status: ApplicationStatus,
+        *,
+        replacing: ComparisonStart | None = None,
     ) -> StatusWrite:
-        """Store `status` unless a comparison begun after `seq` has written already."""
+        """Store `status` unless a comparison begun after `seq` has written already.
+
+        `replacing`: this comparison's start; if the stored result is still the one it
+        read, `previous` is that one, not sent back and decoded again.
+        """
         own = replace(status, operation_state=None, history=[])
         data = dump_model(own, what=f"status of {app.namespace}/{app.name}", limit=MAX_STATUS_BYTES)
-        reply = await self._write(keys=[keys.status(app)], args=[seq, data])
+        known = replacing.previous_seq if replacing is not None else -1
+        reply = await self._write(keys=[keys.status(app)], args=[seq, data, known])
         written, stored = bool(reply[0]), int(reply[1])
         if not written:
             logger.info(
@@ -128,9 +151,10 @@ class StatusStore:
                 newer_seq=stored,
             )
             return StatusWrite(False, stored, None)
-        previous = reply[2] if len(reply) > 2 else None
+        if replacing is not None and int(reply[3]) == known:
+            return StatusWrite(True, stored, replacing.previous)
         what = f"previous status of {app.namespace}/{app.name}"
-        return StatusWrite(True, stored, load_model(ApplicationStatus, previous, what=what))
+        return StatusWrite(True, stored, load_model(ApplicationStatus, reply[2], what=what))
 
     async def read_status(self, app: AppIdentity) -> StoredStatus | None:
         """Comparison result, operation state and history together; None if never compared."""

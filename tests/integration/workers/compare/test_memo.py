@@ -15,7 +15,6 @@ from app.model.project import AppProject
 from app.model.sync import RefreshLevel, SyncStatusCode
 from app.repo.sourcehash import source_hash
 from app.store import keys
-from app.store.manifests import ManifestKey
 from tests.integration.workers.compare.conftest import (
     COMMIT,
     COMMIT2,
@@ -41,7 +40,6 @@ APP = Application.from_dict(
         },
     }
 )
-KEY = ManifestKey("https://git.example/shop.git", COMMIT, "ab" * 32)
 LIVE: list[dict[str, Any]] = [
     {
         "apiVersion": "v1",
@@ -73,7 +71,7 @@ def _app_with(**spec: Any) -> Application:
         pytest.param({"live": _changed_live(uid="u2")}, id="live-object-recreated"),
         pytest.param({"live": [*LIVE, *_changed_live(name="db")]}, id="live-object-added"),
         pytest.param({"live": []}, id="live-object-deleted"),
-        pytest.param({"targets": [ManifestKey(KEY.repo_url, COMMIT2, KEY.spec_hash)]}, id="commit"),
+        pytest.param({"revisions": [COMMIT2]}, id="new-commit"),
         pytest.param(
             {"app": _app_with(ignoreDifferences=[{"kind": "ConfigMap", "jsonPointers": ["/x"]}])},
             id="app-spec-changed",
@@ -89,7 +87,7 @@ def test_any_changed_input_misses(changed: dict[str, Any]) -> None:
     memo = ComparisonMemo()
     inputs: dict[str, Any] = {
         "app": APP,
-        "targets": [KEY],
+        "revisions": [COMMIT],
         "live": LIVE,
         "project": AppProject.default(),
         "settings": SETTINGS,
@@ -102,13 +100,12 @@ def test_any_changed_input_misses(changed: dict[str, Any]) -> None:
 def test_inputs_that_cannot_be_fingerprinted_are_always_compared() -> None:
     unversioned = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web"}}]
     project = AppProject.default()
-    assert fingerprint(APP, [KEY], unversioned, project, SETTINGS) is None
-    assert fingerprint(APP, [None], LIVE, project, SETTINGS) is None
+    assert fingerprint(APP, [COMMIT], unversioned, project, SETTINGS) is None
 
 
 def test_the_memo_keeps_the_most_recently_compared_apps() -> None:
     memo = ComparisonMemo(capacity=2)
-    key = fingerprint(APP, [KEY], LIVE, AppProject.default(), SETTINGS)
+    key = fingerprint(APP, [COMMIT], LIVE, AppProject.default(), SETTINGS)
     refs = [AppRef("sluice", f"app-{i}") for i in range(3)]
     for ref in refs:
         memo.put(ref, key, Remembered(SUMMARY, ()))
