@@ -9,6 +9,7 @@ above the workers in the import layers.
 """
 
 from aiohttp import web
+from redis.exceptions import RedisError
 
 from app import log
 from app.api.handlers import applications, diff, operations, projects, stream, system, views
@@ -18,7 +19,10 @@ from app.api.openapi import document
 from app.api.routes import ROUTE_TABLE, RUNTIME, SETTINGS, Route, bind
 from app.api.settings import ApiSettings
 from app.api.webhooks import AppSourceError, BusPublisher, webhook_routes
+from app.bus.errors import BusError
+from app.bus.messages import RefreshRequest
 from app.model.application import Application
+from app.store.refs import RefsCache
 from workers.runtime import Runtime
 
 logger = log.get("api")
@@ -53,6 +57,28 @@ class RegistryApps:
             raise AppSourceError(f"{type(e).__name__}: {e}") from None
 
 
+class FreshRefsPublisher:
+    """Publishes a webhook's refreshes after forgetting the app's cached ref listings.
+
+    The render worker resolves revisions through a short-lived listing cache; a push makes
+    that listing stale, so it is dropped first and the render sees the pushed commit.
+    """
+
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._publish = BusPublisher(rt.bus)
+        self._refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
+
+    async def __call__(self, request: RefreshRequest) -> None:
+        try:
+            app = await self._rt.apps.get(request.app)
+            for source in app.spec.all_sources if app is not None else []:
+                await self._refs.forget(source.repo_url)
+        except (RedisError, OSError) as e:
+            raise BusError(f"cannot drop the cached refs of {request.app}: {e}") from None
+        await self._publish(request)
+
+
 def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
     """The aiohttp application serving the REST API, the event stream, metrics and webhooks."""
     declared = routes()
@@ -66,7 +92,7 @@ def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
     app[stream.OPEN_STREAMS] = streams
     app.on_shutdown.append(streams.close)
     app.add_routes([bind(route) for route in declared])
-    app.add_routes(webhook_routes(settings.webhooks, BusPublisher(rt.bus), RegistryApps(rt)))
+    app.add_routes(webhook_routes(settings.webhooks, FreshRefsPublisher(rt), RegistryApps(rt)))
     if not len(settings.tokens):
         logger.warning(
             "api.no_tokens",

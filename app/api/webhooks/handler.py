@@ -109,16 +109,16 @@ class WebhookHandler:
         self.in_flight = 0
 
     def warn_unchecked(self) -> None:
-        """Log once per provider that accepts requests without checking who sent them."""
-        for provider in PROVIDERS:
-            if not provider.secret_setting(self.settings):
-                logger.warning(
-                    "webhook.unchecked",
-                    provider=provider.name,
-                    reason=f"no {provider.title} webhook secret is configured: its requests "
-                    "are accepted without checking who sent them (they can only trigger "
-                    "refreshes); configure one to check them",
-                )
+        """Log once which providers accept requests without checking who sent them."""
+        unchecked = [p.name for p in PROVIDERS if not p.secret_setting(self.settings)]
+        if unchecked:
+            logger.warning(
+                "webhook.unchecked",
+                providers=unchecked,
+                reason="no webhook secret is configured for these providers: their requests "
+                "are accepted without checking who sent them (they can only trigger "
+                "refreshes); configure secrets to check them",
+            )
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         provider = identify(request.headers)

@@ -244,12 +244,14 @@ async def _never_called(request: RefreshRequest) -> None:
     raise AssertionError(f"nothing may be published at start-up, got {request}")
 
 
-def test_providers_without_a_secret_are_warned_about_once_at_start() -> None:
+def test_providers_without_a_secret_are_warned_about_in_one_line_at_start() -> None:
     settings = replace(WebhookSettings(), github_secret=SECRET, gogs_secret=SECRET)
 
     with structlog.testing.capture_logs() as logs:
         webhook_routes(settings, _never_called, Broken())
 
-    warned = [e["provider"] for e in logs if e["event"] == "webhook.unchecked"]
-    assert sorted(warned) == ["azuredevops", "bitbucket", "bitbucketserver", "gitlab"]
+    warned = [e["providers"] for e in logs if e["event"] == "webhook.unchecked"]
+    assert [sorted(providers) for providers in warned] == [
+        ["azuredevops", "bitbucket", "bitbucketserver", "gitlab"]
+    ]
     assert all(e["log_level"] == "warning" for e in logs)
