@@ -82,10 +82,6 @@ class Runtime:
         heapq.heappush(self._heap, (due, next(self._seq), key))
         self._wake.set()
 
-    @property
-    def pending(self) -> int:
-        return len(self._due)
-
     def _run_one(self, key: tuple[str, ObjectRef]) -> None:
         name, ref = key
         try:

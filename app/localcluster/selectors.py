@@ -213,14 +213,6 @@ class FieldSelector:
     def empty(self) -> bool:
         return not self.requirements
 
-    def only_name(self) -> str | None:
-        """The name when the selector is exactly `metadata.name=<name>` (an index lookup)."""
-        if len(self.requirements) == 1:
-            req = self.requirements[0]
-            if req.path == ("metadata", "name") and not req.negate:
-                return req.value
-        return None
-
 
 def _split_unescaped(text: str, sep: str) -> list[str]:
     parts, current, escaped = [], [], False
