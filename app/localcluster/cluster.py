@@ -25,7 +25,7 @@ from app.localcluster.builtin import BUILTIN_TYPES
 from app.localcluster.crds import CRDS
 from app.localcluster.eventlog import ADDED, Change, EventLog
 from app.localcluster.faults import Faults
-from app.localcluster.resources import GroupResource, Registry
+from app.localcluster.resources import GroupResource, Registry, ResourceType
 from app.localcluster.runtime import Runtime
 from app.localcluster.settings import LocalClusterSettings
 from app.localcluster.store import Store
@@ -77,8 +77,9 @@ class LocalCluster:
         self._runner: web.AppRunner | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._saved = 0
+        self._started = False
 
-    def _crd_schema(self, rt: Any) -> dict[str, Any] | None:
+    def _crd_schema(self, rt: ResourceType) -> dict[str, Any] | None:
         crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
         if crd is None:
             return None
@@ -106,8 +107,16 @@ class LocalCluster:
     async def start(self) -> None:
         """Load the snapshot, listen, write the kubeconfig, start the reconcilers.
 
-        Raises SnapshotError (naming the file and the problem) for an unusable snapshot.
+        Raises SnapshotError (naming the file and the problem) for an unusable snapshot and
+        OSError when the port cannot be bound; nothing is left running then.
         """
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         path = self.settings.snapshot_path
         if path is not None and path.exists():
             revision = snapshot.load(path, self.store, self.registry)
@@ -136,23 +145,25 @@ class LocalCluster:
             self._tmpdir = tempfile.mkdtemp(prefix="sluice-localcluster-")
             self.kubeconfig_path = Path(self._tmpdir) / "kubeconfig"
         kubeconfig.write(self.kubeconfig_path, self.url)
+        self._started = True
         logger.info("local cluster started", url=self.url, kubeconfig=str(self.kubeconfig_path))
 
     async def stop(self) -> None:
-        """Close watches, stop serving, remove the temporary kubeconfig."""
+        """Close watches, stop serving, stop the reconcilers, save the snapshot, clean up."""
         self.context.drop_watches("the local cluster is stopping")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
-        if self.settings.snapshot_path is not None:
+        if self.settings.snapshot_path is not None and self._started:
             await self.save_snapshot(self.settings.snapshot_path)
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
+        self._started = False
         logger.info("local cluster stopped", url=self.url)
 
     async def save_snapshot(self, path: Path) -> None:

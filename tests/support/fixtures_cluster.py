@@ -27,7 +27,7 @@ FAST_DELAY = 0.05
 """Seconds the simulated controllers take in tests (0 would hide ordering bugs)."""
 
 
-def test_settings(tmp_path: Path, **changes: Any) -> LocalClusterSettings:
+def cluster_settings(tmp_path: Path, **changes: Any) -> LocalClusterSettings:
     """Settings for a test cluster: kubeconfig under tmp_path, fast controllers, bookmarks
     every second; `delay_seconds` and `controllers_enabled` change the controllers."""
     controllers = ControllerSettings(
@@ -44,7 +44,7 @@ def test_settings(tmp_path: Path, **changes: Any) -> LocalClusterSettings:
 
 @pytest.fixture
 async def local_cluster(tmp_path: Path) -> AsyncIterator[LocalCluster]:
-    async with LocalCluster(test_settings(tmp_path)) as cluster:
+    async with LocalCluster(cluster_settings(tmp_path)) as cluster:
         yield cluster
 
 
@@ -57,7 +57,7 @@ def local_cluster_factory(
     @contextlib.asynccontextmanager
     async def make(**changes: Any) -> AsyncIterator[LocalCluster]:
         directory = tmp_path / f"cluster-{next(counter)}"
-        async with LocalCluster(test_settings(directory, **changes)) as cluster:
+        async with LocalCluster(cluster_settings(directory, **changes)) as cluster:
             yield cluster
 
     return make

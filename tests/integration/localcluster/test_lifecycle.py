@@ -11,9 +11,11 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import aiohttp
+import pytest
 import yaml
 
 from app.localcluster import LocalCluster
+from app.localcluster.snapshot import SnapshotError
 from tests.integration.localcluster.conftest import (
     CONFIGMAPS,
     DEPLOYMENTS,
@@ -22,6 +24,7 @@ from tests.integration.localcluster.conftest import (
     configmap,
     deployment,
 )
+from tests.support.fixtures_cluster import cluster_settings
 from tests.support.waiting import eventually
 
 Factory = Callable[..., AbstractAsyncContextManager[LocalCluster]]
@@ -100,3 +103,20 @@ async def test_a_snapshot_keeps_the_cluster_across_restarts(
         old = int(before) - 1
         stale = await http.get(f"{CONFIGMAPS}?watch=1&resourceVersion={old}")
         assert stale.body["type"] == "ERROR" and stale.body["object"]["code"] == 410
+
+
+async def test_a_failed_start_leaves_nothing_running_and_keeps_the_snapshot(
+    local_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    path = tmp_path / "cluster.json"
+    path.write_text('{"format": "unknown"}')
+    port = int(local_cluster.url.rsplit(":", 1)[1])
+    taken = LocalCluster(cluster_settings(tmp_path / "second", port=port, snapshot_path=path))
+    with pytest.raises(SnapshotError):
+        await taken.start()
+    assert path.read_text() == '{"format": "unknown"}'
+    path.unlink()
+    busy = LocalCluster(cluster_settings(tmp_path / "third", port=port, snapshot_path=path))
+    with pytest.raises(OSError):
+        await busy.start()
+    assert not path.exists()
