@@ -1,0 +1,61 @@
+"""Percentiles and the report every benchmark prints: figure, target, baseline, command."""
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psutil
+
+
+def percentile(samples: Sequence[float], p: float) -> float:
+    """The `p`-th percentile (0-100), interpolated between the closest ranks."""
+    if not samples:
+        raise ValueError("no samples")
+    if len(samples) == 1:
+        return samples[0]
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    if p <= 0:
+        return min(samples)
+    if p >= 100:
+        return max(samples)
+    return cuts[int(p) - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One figure: what it is, its value as printed, and the target it is held to."""
+
+    label: str
+    value: str
+    target: str = ""
+
+    def render(self, width: int) -> str:
+        target = f"   (target {self.target})" if self.target else ""
+        return f"  {self.label:<{width}} : {self.value}{target}"
+
+
+def machine() -> str:
+    """Cores, memory and Python: what the figures were measured on."""
+    memory = psutil.virtual_memory().total / (1 << 30)
+    return (
+        f"{os.cpu_count()} cores, {memory:.0f} GiB, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    )
+
+
+def report(
+    title: str, setup: str, lines: Sequence[Line], baseline: str, command: Sequence[str]
+) -> None:
+    """Print the benchmark's figures with their targets, the baseline and the command."""
+    out = sys.stdout
+    width = max(len(line.label) for line in lines)
+    out.write(f"{title}\n{setup}\nmachine: {machine()}\n")
+    for line in lines:
+        out.write(line.render(width) + "\n")
+    out.write(f"  baseline: {baseline}\n")
+    out.write(f"command: {' '.join(command)}\n")
+    out.flush()

@@ -1,0 +1,92 @@
+"""Push-to-synced latency of one app on the embedded stack (`sluice up` in this process).
+
+`LatencyRun` starts a `Stack` (embedded NATS and Redis, the local cluster with controller
+delay 0, every worker, optionally the API) with periodic resync and Git polling off,
+registers one app of `resources` objects, and waits until it is Synced + Healthy. Each
+`measure` round then commits a release of the app (a new image tag in every Deployment),
+starts the clock, calls `trigger(sha)` (what tells Sluice about the push), and stops the
+clock once the status store shows the app Synced + Healthy at that commit.
+"""
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from app import log
+from app.bus.subjects import AppRef
+from app.cli.stack import Stack, StackOptions
+from bench.support import status
+from bench.support.workload import Workload
+from workers.runtime import Runtime
+from workers.settings import TimingSettings
+
+NAMESPACE = "sluice"
+SETTLE_TIMEOUT = 60.0
+"""Seconds one round may take before the benchmark gives up (and says so)."""
+
+logger = log.get("bench")
+
+
+@dataclass
+class LatencyRun:
+    stack: Stack
+    workload: Workload
+    app: AppRef
+
+    @property
+    def runtime(self) -> Runtime:
+        assert self.stack.runtime is not None
+        return self.stack.runtime
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, workdir: Path, resources: int, *, api: bool) -> AsyncIterator["LatencyRun"]:
+        workload = Workload.create(workdir / "repo", 1, resources)
+        timing = replace(TimingSettings(), resync=0.0, git_poll=0.0)
+        options = StackOptions(
+            state_dir=workdir / "state",
+            controller_delay=0.0,
+            api_port=0 if api else -1,
+            timing=timing,
+        )
+        async with Stack(options) as stack:
+            assert stack.runtime is not None
+            rt = stack.runtime
+            await rt.control_plane.apply(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+            )
+            for doc in workload.applications(NAMESPACE):
+                await rt.control_plane.apply(doc)
+            run = cls(stack, workload, AppRef(NAMESPACE, workload.apps[0]))
+            await status.wait_until(
+                rt.redis,
+                [run.app],
+                status.AppState.settled(),
+                within=SETTLE_TIMEOUT,
+                what="Synced + Healthy after registration",
+            )
+            yield run
+
+    async def measure(
+        self, runs: int, trigger: Callable[[str], Awaitable[None]], *, warmup: int = 1
+    ) -> list[float]:
+        """Seconds from each release's commit to Synced + Healthy at it (warm-ups dropped)."""
+        samples = []
+        for round_no in range(warmup + runs):
+            sha = self.workload.release(self.app.name)
+            started = time.perf_counter()
+            await trigger(sha)
+            await status.wait_until(
+                self.runtime.redis,
+                [self.app],
+                status.AppState.settled(sha),
+                within=SETTLE_TIMEOUT,
+                what=f"Synced + Healthy at {sha[:7]}",
+            )
+            elapsed = time.perf_counter() - started
+            logger.debug("bench.round", round=round_no, commit=sha[:7], seconds=elapsed)
+            if round_no >= warmup:
+                samples.append(elapsed)
+        return samples
