@@ -4,6 +4,7 @@
         cluster.kubeconfig_path, cluster.url      # for kubectl / kubernetes-asyncio
         cluster.faults.configure(error_rate=0.1)  # levers for reliability tests
         cluster.drop_watches()
+        cluster.timing.delay_seconds = 2          # simulated workloads take 2 s from now
 
 `start()` and `stop()` are plain async methods so `sluice up` can own the lifecycle.
 """
@@ -22,6 +23,7 @@ from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
 from app.localcluster.builtin import BUILTIN_TYPES
+from app.localcluster.controllers.common import Timing
 from app.localcluster.crds import CRDS
 from app.localcluster.eventlog import ADDED, Change, EventLog
 from app.localcluster.faults import Faults
@@ -55,8 +57,10 @@ class LocalCluster:
         self.api = ApiServer(self.registry, self.store)
         self.runtime = Runtime(self.events)
         system.register(self.runtime, self.api)
+        self.timing = Timing(self.settings.controllers.delay_seconds)
+        """Lever: `cluster.timing.delay_seconds = 2` slows every simulated workload from now."""
         if self.settings.controllers.enabled:
-            controllers.register(self.runtime, self.api, self.settings.controllers.delay_seconds)
+            controllers.register(self.runtime, self.api, self.timing)
         self.faults = Faults(self.settings.faults, self.settings.fault_seed)
         watch = self.settings.watch
         self.context = Context(

@@ -33,9 +33,6 @@ class Levers:
     delay: float | None = None
     """Seconds this object takes; None: the cluster's configured delay."""
 
-    def delay_or(self, default: float) -> float:
-        return default if self.delay is None else self.delay
-
 
 def lever_causes(annotations: Mapping[str, Any], path: str = "metadata.annotations") -> list[Cause]:
     """Why the lever annotations at `path` are malformed (empty when they are fine)."""

@@ -3,7 +3,8 @@
 - `local_cluster`: a running `LocalCluster` of its own per test (fast to start: no
   subprocess), with simulated controllers on and a short delay (`FAST_DELAY`), so a
   Deployment becomes Available within a fraction of a second. Its `kubeconfig_path` and
-  `url` are what a client needs; `faults`, `drop_watches()` and `objects()` are levers.
+  `url` are what a client needs; `faults`, `drop_watches()`, `timing.delay_seconds` and
+  `objects()` are levers.
 - `local_cluster_factory`: for tests that need other settings, e.g.
   `async with local_cluster_factory(delay_seconds=2) as cluster: ...`.
 - `kubectl`: runs the real kubectl against `local_cluster` with its own KUBECONFIG and a

@@ -9,6 +9,7 @@ write goes through the object API, so clients watch it like any other change.
 """
 
 from app.localcluster.api.server import ApiServer
+from app.localcluster.controllers.common import Timing
 from app.localcluster.controllers.deployments import DeploymentController
 from app.localcluster.controllers.jobs import JobController
 from app.localcluster.controllers.loadbalancers import LoadBalancerController
@@ -19,13 +20,13 @@ from app.localcluster.controllers.volumes import ClaimBinder
 from app.localcluster.runtime import Runtime
 
 
-def register(runtime: Runtime, api: ApiServer, delay: float) -> None:
-    """Run every simulated controller on `runtime`, workloads taking `delay` seconds."""
-    runtime.register(DeploymentController(api, delay))
+def register(runtime: Runtime, api: ApiServer, timing: Timing) -> None:
+    """Run every simulated controller on `runtime`, at the pace `timing` sets."""
+    runtime.register(DeploymentController(api, timing))
     runtime.register(ReplicaSetController(api))
-    runtime.register(Kubelet(api, delay))
-    runtime.register(SetController(api, STATEFULSETS, delay))
-    runtime.register(SetController(api, DAEMONSETS, delay))
+    runtime.register(Kubelet(api, timing))
+    runtime.register(SetController(api, STATEFULSETS, timing))
+    runtime.register(SetController(api, DAEMONSETS, timing))
     runtime.register(JobController(api))
-    runtime.register(ClaimBinder(api, delay))
-    runtime.register(LoadBalancerController(api, delay))
+    runtime.register(ClaimBinder(api, timing))
+    runtime.register(LoadBalancerController(api, timing))

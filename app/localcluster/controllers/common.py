@@ -3,6 +3,7 @@ the pods an owner controls, and the clock that delays readiness."""
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from app.localcluster.api.server import ApiServer
@@ -104,20 +105,31 @@ def condition(
     }
 
 
+@dataclass(slots=True)
+class Timing:
+    """The simulated controllers' pace, shared by all of them and changeable at run time."""
+
+    delay_seconds: float
+    """How long a workload takes to become ready unless its delay-seconds lever says."""
+
+
 class Clock:
     """When each object's current generation was first seen, to delay its readiness."""
 
-    def __init__(self) -> None:
+    def __init__(self, timing: Timing) -> None:
+        self.timing = timing
         self._seen: dict[str, tuple[int, float]] = {}
 
-    def remaining(self, obj: KubeObject, delay: float) -> float:
-        """Seconds until `delay` has passed since this generation of obj was first seen."""
+    def remaining(self, obj: KubeObject, override: float | None = None) -> float:
+        """Seconds until this generation of obj is due: `override` seconds (its lever) or
+        the shared delay after it was first seen."""
         meta = obj["metadata"]
         uid = str(meta.get("uid"))
         generation = int(meta.get("generation") or 0)
         seen = self._seen.get(uid)
         if seen is None or seen[0] != generation:
             seen = self._seen[uid] = (generation, time.monotonic())
+        delay = self.timing.delay_seconds if override is None else override
         return max(0.0, seen[1] + delay - time.monotonic())
 
     def forget(self, change: Change) -> None:

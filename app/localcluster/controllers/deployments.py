@@ -22,6 +22,7 @@ from app.localcluster.controllers.common import (
     DEPLOYMENTS,
     REPLICASETS,
     Clock,
+    Timing,
     condition,
     omit_zeros,
     owned,
@@ -81,10 +82,9 @@ class DeploymentController:
     name = "deployment"
     resources: tuple[GroupResource | None, ...] = (DEPLOYMENTS, REPLICASETS)
 
-    def __init__(self, api: ApiServer, delay: float) -> None:
+    def __init__(self, api: ApiServer, timing: Timing) -> None:
         self.api = api
-        self.delay = delay
-        self.clock = Clock()
+        self.clock = Clock(timing)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         if change.resource == DEPLOYMENTS:
@@ -141,7 +141,7 @@ class DeploymentController:
         levers = levers_of(deployment)
         requeue = None
         if levers.fail:
-            wait = self.clock.remaining(deployment, levers.delay_or(self.delay))
+            wait = self.clock.remaining(deployment, levers.delay)
             if wait > 0:
                 progressing = condition(
                     "Progressing",

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Iterable
 
 from app.localcluster.api.server import ApiServer
-from app.localcluster.controllers.common import Clock, set_status
+from app.localcluster.controllers.common import Clock, Timing, set_status
 from app.localcluster.eventlog import DELETED, Change
 from app.localcluster.levers import levers_of
 from app.localcluster.resources import GroupResource
@@ -34,10 +34,9 @@ class LoadBalancerController:
     name = "loadbalancer"
     resources: tuple[GroupResource | None, ...] = (SERVICES, INGRESSES)
 
-    def __init__(self, api: ApiServer, delay: float) -> None:
+    def __init__(self, api: ApiServer, timing: Timing) -> None:
         self.api = api
-        self.delay = delay
-        self.clock = Clock()
+        self.clock = Clock(timing)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         self.clock.forget(change)
@@ -54,7 +53,7 @@ class LoadBalancerController:
         levers = levers_of(obj)
         if levers.never_ready or levers.fail:
             return None
-        wait = self.clock.remaining(obj, levers.delay_or(self.delay))
+        wait = self.clock.remaining(obj, levers.delay)
         if wait > 0:
             return wait
         n = next(_addresses) % 254 + 1

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.localcluster.api.server import ApiServer
-from app.localcluster.controllers.common import PODS, Clock, controller_of, set_status
+from app.localcluster.controllers.common import PODS, Clock, Timing, controller_of, set_status
 from app.localcluster.eventlog import DELETED, Change
 from app.localcluster.levers import FAIL, Levers, levers_of
 from app.localcluster.objectmeta import now
@@ -133,10 +133,9 @@ class Kubelet:
     name = "kubelet"
     resources: tuple[GroupResource | None, ...] = (PODS,)
 
-    def __init__(self, api: ApiServer, delay: float) -> None:
+    def __init__(self, api: ApiServer, timing: Timing) -> None:
         self.api = api
-        self.delay = delay
-        self.clock = Clock()
+        self.clock = Clock(timing)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         self.clock.forget(change)
@@ -154,7 +153,7 @@ class Kubelet:
         if (pod.get("status") or {}).get("phase") != "Pending":
             return None
         levers = levers_of(pod)
-        wait = self.clock.remaining(pod, levers.delay_or(self.delay))
+        wait = self.clock.remaining(pod, levers.delay)
         if wait > 0:
             return wait
         set_status(self.api, PODS, pod, pod_status(pod, levers), MANAGER)

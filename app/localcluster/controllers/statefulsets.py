@@ -10,7 +10,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.localcluster.api.server import ApiServer
-from app.localcluster.controllers.common import CONTROLLER_MANAGER, Clock, omit_zeros, set_status
+from app.localcluster.controllers.common import (
+    CONTROLLER_MANAGER,
+    Clock,
+    Timing,
+    omit_zeros,
+    set_status,
+)
 from app.localcluster.controllers.deployments import template_hash
 from app.localcluster.eventlog import DELETED, Change
 from app.localcluster.levers import levers_of
@@ -68,13 +74,12 @@ def daemonset_status(ds: KubeObject, ready: bool) -> dict[str, Any]:
 class SetController:
     """One controller per kind (StatefulSet or DaemonSet): status after the delay."""
 
-    def __init__(self, api: ApiServer, resource: GroupResource, delay: float) -> None:
+    def __init__(self, api: ApiServer, resource: GroupResource, timing: Timing) -> None:
         self.api = api
         self.resource = resource
         self.name = resource.resource
         self.resources: tuple[GroupResource | None, ...] = (resource,)
-        self.delay = delay
-        self.clock = Clock()
+        self.clock = Clock(timing)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         self.clock.forget(change)
@@ -89,7 +94,7 @@ class SetController:
         if obj is None or obj["metadata"].get("deletionTimestamp"):
             return None
         levers = levers_of(obj)
-        wait = self.clock.remaining(obj, levers.delay_or(self.delay))
+        wait = self.clock.remaining(obj, levers.delay)
         ready = wait == 0 and not levers.never_ready and not levers.fail
         make = statefulset_status if self.resource == STATEFULSETS else daemonset_status
         set_status(self.api, self.resource, obj, make(obj, ready), CONTROLLER_MANAGER)

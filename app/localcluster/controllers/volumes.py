@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.localcluster.api.server import ApiServer
-from app.localcluster.controllers.common import CONTROLLER_MANAGER, Clock, set_status
+from app.localcluster.controllers.common import CONTROLLER_MANAGER, Clock, Timing, set_status
 from app.localcluster.eventlog import DELETED, Change
 from app.localcluster.levers import levers_of
 from app.localcluster.resources import GroupResource
@@ -21,10 +21,9 @@ class ClaimBinder:
     name = "persistentvolume-binder"
     resources: tuple[GroupResource | None, ...] = (CLAIMS,)
 
-    def __init__(self, api: ApiServer, delay: float) -> None:
+    def __init__(self, api: ApiServer, timing: Timing) -> None:
         self.api = api
-        self.delay = delay
-        self.clock = Clock()
+        self.clock = Clock(timing)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         self.clock.forget(change)
@@ -38,7 +37,7 @@ class ClaimBinder:
         levers = levers_of(claim)
         if levers.never_ready:
             return None
-        wait = self.clock.remaining(claim, levers.delay_or(self.delay))
+        wait = self.clock.remaining(claim, levers.delay)
         if wait > 0:
             return wait
         spec = claim.get("spec") or {}

@@ -67,6 +67,19 @@ async def test_deployment_becomes_available_after_the_delay(local_cluster_factor
         assert owners == {"ReplicaSet"}
 
 
+async def test_the_delay_can_change_at_run_time(local_cluster: LocalCluster, http: Http) -> None:
+    local_cluster.timing.delay_seconds = 0.5
+    started = time.monotonic()
+    await http.ok("POST", DEPLOYMENTS, deployment(replicas=1))
+
+    async def available() -> bool:
+        obj = await get(http, f"{DEPLOYMENTS}/web")
+        return obj is not None and conditions(obj).get("Available", ("", ""))[0] == "True"
+
+    await eventually(available, timeout=5, what="Deployment Available")
+    assert time.monotonic() - started >= 0.5
+
+
 async def test_rollout_replaces_the_replicaset(local_cluster: LocalCluster, http: Http) -> None:
     await http.ok("POST", DEPLOYMENTS, deployment(replicas=2))
     changed = deployment(replicas=2)
