@@ -248,9 +248,9 @@ class CompareWorker:
         except (ClusterError, TimeoutError) as e:
             problem = f"cannot read the resource kinds of the destination cluster: {e or 'timeout'}"
             return _Verdict(self._unknown(app, live, problem), revisions)
+        memo_key = fingerprint(app, revisions, live, project, settings)
         hard = run.message.level >= RefreshLevel.FORCE
-        memo_key = None if hard else fingerprint(app, revisions, live, project, settings)
-        reused = self._memo.get(run.ref, memo_key)
+        reused = None if hard else self._memo.get(run.ref, memo_key)
         if reused is not None:
             return _Verdict(reused.summary, revisions, reused.source_types)
         targets = await read_targets(rt.manifests, app, revisions)

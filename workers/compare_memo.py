@@ -14,9 +14,9 @@ rendered at (a render is a function of the source spec, already in the app's par
 the commit: that is what the manifest cache relies on too); the app (name, annotations,
 spec) and the project by their `repr` (a dataclass repr shows every field, at a fifth of
 the cost of encoding it); and the settings object itself (rebuilt when the destination's
-discovery changes). A hard refresh (`force`) bypasses the memo, as it bypasses every
-cache. Entries are kept for the most recently compared `capacity` apps; a replica that
-has not compared an app lately simply computes it.
+discovery changes). A hard refresh (`force`) does not reuse a comparison, as it reads
+no cache; it leaves its own for the next one. Entries are kept for the most recently
+compared `capacity` apps; a replica that has not compared an app lately computes it.
 """
 
 import hashlib
