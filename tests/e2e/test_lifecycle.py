@@ -1,0 +1,140 @@
+"""An app's life as a user lives it: create, change, remove, empty (issue 4, acceptance 1).
+
+The Application is Argo CD YAML applied with kubectl; commits reach it through the poller,
+as in production; what is asserted is what `kubectl get` shows: the objects in the
+destination namespace and the status written back to the Application.
+"""
+
+from typing import Any
+
+import pytest
+
+from app.bus.subjects import EventType
+from app.model.resource import KubeObject
+from tests.e2e.manifests import application, as_yaml, config_map, deployment, service
+from tests.e2e.pipeline import Pipeline, operation_done, resource
+from tests.support.gitrepo import GitRepo
+from tests.support.waiting import eventually
+
+NAMESPACE = "shop"
+
+
+def web(image: str = "nginx:1.27") -> dict[str, str]:
+    """The app's directory: a Deployment, its Service and a ConfigMap."""
+    return {
+        "deploy/web.yaml": as_yaml(deployment("web", image), service("web")),
+        "deploy/config.yaml": as_yaml(config_map("web-config", colour="blue")),
+    }
+
+
+def image_of(deployment: KubeObject | None) -> str:
+    assert deployment is not None, "the Deployment is gone"
+    image: str = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+    return image
+
+
+async def test_a_new_app_syncs_and_an_image_change_rolls_out(
+    pipeline: Pipeline, git_repo: GitRepo
+) -> None:
+    first = git_repo.commit(web("nginx:1.27"))
+    await pipeline.apply(
+        application("web", git_repo.url, path="deploy", namespace=NAMESPACE, automated={})
+    )
+
+    status = await pipeline.wait_synced("web", first)
+    assert {(r["kind"], r["name"], r["status"]) for r in status["resources"]} == {
+        ("Deployment", "web", "Synced"),
+        ("Service", "web", "Synced"),
+        ("ConfigMap", "web-config", "Synced"),
+    }
+    assert status["operationState"]["phase"] == "Succeeded"
+    live = await pipeline.live("apps/v1", "Deployment", "web", NAMESPACE)
+    assert image_of(live) == "nginx:1.27"
+
+    second = git_repo.commit(web("nginx:1.28"))
+    status = await pipeline.wait_synced("web", second)
+    assert status["operationState"]["syncResult"]["revision"] == second
+    live = await pipeline.live("apps/v1", "Deployment", "web", NAMESPACE)
+    assert image_of(live) == "nginx:1.28"
+    assert [h["revision"] for h in status["history"]] == [first, second]
+
+
+@pytest.mark.parametrize("prune", [True, False], ids=["prune-on-deletes", "prune-off-keeps"])
+async def test_a_removed_resource_is_pruned_only_with_prune_on(
+    pipeline: Pipeline, git_repo: GitRepo, prune: bool
+) -> None:
+    first = git_repo.commit(web())
+    await pipeline.apply(
+        application(
+            "web", git_repo.url, path="deploy", namespace=NAMESPACE, automated={"prune": prune}
+        )
+    )
+    await pipeline.wait_synced("web", first)
+
+    second = git_repo.commit({"deploy/config.yaml": None})
+
+    if prune:
+        status = await pipeline.wait_synced("web", second)
+        assert resource(status, "ConfigMap", "web-config") is None
+        assert await pipeline.live("v1", "ConfigMap", "web-config", NAMESPACE) is None
+        results = status["operationState"]["syncResult"]["resources"]
+        assert {"kind": "ConfigMap", "name": "web-config", "status": "Pruned"}.items() <= next(
+            r for r in results if r["name"] == "web-config"
+        ).items()
+        return
+
+    def needs_pruning(status: dict[str, Any]) -> bool:
+        sync = status.get("sync") or {}
+        entry = resource(status, "ConfigMap", "web-config")
+        return (
+            sync.get("status") == "OutOfSync"
+            and sync.get("revision") == second
+            and entry is not None
+            and entry.get("requiresPruning") is True
+        )
+
+    await pipeline.wait_status("web", needs_pruning, what="OutOfSync, web-config to prune")
+
+    async def skipped() -> bool:
+        return any(
+            kind is EventType.AUTO_SYNC_SKIPPED and second in data.get("revision", "")
+            for kind, data in await pipeline.events("web")
+        )
+
+    await eventually(skipped, timeout=10, what="auto-sync skipped at the new revision")
+    status = await pipeline.status("web")
+    assert needs_pruning(status) and operation_done(status)
+    assert status["operationState"]["syncResult"]["revision"] == first
+    assert await pipeline.live("v1", "ConfigMap", "web-config", NAMESPACE) is not None
+
+
+async def test_an_emptied_directory_never_wipes_the_app(
+    pipeline: Pipeline, git_repo: GitRepo
+) -> None:
+    first = git_repo.commit(web())
+    await pipeline.apply(
+        application(
+            "web", git_repo.url, path="deploy", namespace=NAMESPACE, automated={"prune": True}
+        )
+    )
+    await pipeline.wait_synced("web", first)
+
+    emptied = git_repo.commit(
+        {"deploy/web.yaml": None, "deploy/config.yaml": None, "deploy/README.md": "moved away\n"}
+    )
+    wipe = f"Skipping sync attempt to [{emptied}]: auto-sync will wipe out all resources"
+
+    def refused(status: dict[str, Any]) -> bool:
+        conditions = status.get("conditions") or []
+        return any(c.get("type") == "SyncError" and c.get("message") == wipe for c in conditions)
+
+    status = await pipeline.wait_status("web", refused, what="the SyncError refusing to wipe")
+    assert status["sync"]["status"] == "OutOfSync"
+    assert all(r.get("requiresPruning") for r in status["resources"])
+    assert status["operationState"]["syncResult"]["revision"] == first
+    for api_version, kind, name in [
+        ("apps/v1", "Deployment", "web"),
+        ("v1", "Service", "web"),
+        ("v1", "ConfigMap", "web-config"),
+    ]:
+        assert await pipeline.live(api_version, kind, name, NAMESPACE) is not None, name
