@@ -231,6 +231,8 @@ class CompareWorker:
     async def _compare_live(
         self, run: _Run, revisions: tuple[str, ...], live: list[KubeObject]
     ) -> _Verdict | None:
+        """Check the spec against its project, then compare (or reuse an identical
+        comparison); None when a render must come first."""
         rt, app = self._rt, run.app
         project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
         problems = tuple(spec_problems(app, project))
@@ -331,7 +333,7 @@ class CompareWorker:
             status_write_reason=written.reason,
             autosync=decision.outcome.value,
             autosync_reason=decision.reason,
-            operation=started,
+            operation=started or (operation.id if operation is not None else ""),
         )
 
     async def _emit_transitions(

@@ -1,0 +1,143 @@
+"""The compare stage among the real workers: an automated app goes from nothing to Synced +
+Healthy, and drift on it is reported OutOfSync without selfHeal."""
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from app.bus.subjects import AppRef
+from app.model.health import HealthStatusCode
+from app.model.sync import SyncStatusCode
+from tests.integration.workers.compare.conftest import NAMESPACE
+from tests.support.gitrepo import GitRepo, manifests
+from tests.support.waiting import eventually
+from workers import registry
+from workers.base import Worker
+from workers.runtime import Runtime
+
+PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
+REF = AppRef(NAMESPACE, "guestbook")
+
+
+@pytest.fixture
+async def pipeline(runtime: Runtime) -> AsyncIterator[list[Worker]]:
+    started: list[Worker] = []
+    try:
+        for name in PIPELINE:
+            worker = registry.build(name, runtime)
+            await worker.start()
+            started.append(worker)
+        yield started
+    finally:
+        for worker in reversed(started):
+            await worker.stop()
+
+
+def deployment(name: str, image: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": image}]},
+            },
+        },
+    }
+
+
+async def create_app(rt: Runtime, repo_url: str, automated: dict[str, Any]) -> None:
+    await rt.control_plane.create(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    )
+    await rt.control_plane.create(
+        {
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "Application",
+            "metadata": {"name": "guestbook", "namespace": NAMESPACE},
+            "spec": {
+                "project": "default",
+                "source": {"repoURL": repo_url, "path": "deploy", "targetRevision": "main"},
+                "destination": {
+                    "server": "https://kubernetes.default.svc",
+                    "namespace": "default",
+                },
+                "syncPolicy": {"automated": automated},
+            },
+        }
+    )
+
+
+async def application_status(rt: Runtime) -> dict[str, Any]:
+    obj = await rt.control_plane.get("argoproj.io/v1alpha1", "Application", "guestbook", NAMESPACE)
+    status: dict[str, Any] = obj.get("status") or {}
+    return status
+
+
+async def test_an_automated_app_goes_from_nothing_to_synced_and_healthy(
+    runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
+) -> None:
+    commit = git_repo.commit(
+        {
+            "deploy/web.yaml": manifests(deployment("web", "nginx:1.25")),
+            "deploy/config.yaml": manifests(
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web"}}
+            ),
+        }
+    )
+    await create_app(runtime, git_repo.url, {"prune": True})
+
+    async def synced_and_healthy() -> dict[str, Any] | None:
+        status = await application_status(runtime)
+        sync, health = status.get("sync") or {}, status.get("health") or {}
+        done = sync.get("status") == "Synced" and health.get("status") == "Healthy"
+        return status if done else None
+
+    status = await eventually(synced_and_healthy, timeout=30, what="Synced + Healthy")
+    assert status is not None
+    assert status["sync"]["revision"] == commit
+    assert status["operationState"]["phase"] == "Succeeded"
+    assert {(r["kind"], r["name"]) for r in status["resources"]} == {
+        ("Deployment", "web"),
+        ("ConfigMap", "web"),
+    }
+    stored = await runtime.status.read_status(REF)
+    assert stored is not None
+    assert stored.status.sync.status is SyncStatusCode.SYNCED
+    assert stored.status.health.status is HealthStatusCode.HEALTHY
+
+
+async def test_drift_without_self_heal_stays_out_of_sync(
+    runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
+) -> None:
+    git_repo.commit({"deploy/web.yaml": manifests(deployment("web", "nginx:1.25"))})
+    await create_app(runtime, git_repo.url, {"prune": True})
+
+    async def synced() -> bool:
+        return ((await application_status(runtime)).get("sync") or {}).get("status") == "Synced"
+
+    await eventually(synced, timeout=30, what="the first sync")
+    await runtime.control_plane.patch(
+        "apps/v1",
+        "Deployment",
+        "web",
+        {"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:2"}]}}}},
+        namespace="default",
+    )
+
+    async def out_of_sync() -> bool:
+        stored = await runtime.status.read_status(REF)
+        return stored is not None and stored.status.sync.status is SyncStatusCode.OUT_OF_SYNC
+
+    await eventually(out_of_sync, timeout=20, what="the drift to be reported")
+    stored = await runtime.status.read_status(REF)
+    assert stored is not None
+    assert [(r.name, r.status) for r in stored.status.resources] == [
+        ("web", SyncStatusCode.OUT_OF_SYNC)
+    ]
+    live = await runtime.control_plane.get("apps/v1", "Deployment", "web", "default")
+    assert live["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:2"
