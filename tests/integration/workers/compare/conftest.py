@@ -72,14 +72,20 @@ async def register(
     project: str = "default",
     destination: dict[str, str] | None = None,
     repo_url: str = REPO,
+    paths: Sequence[str] = ("deploy",),
 ) -> Application:
-    """Create the Application in the cluster and register it as the watcher would."""
+    """Create the Application in the cluster and register it as the watcher would (one
+    source per path; more than one path makes a multi-source app)."""
+    sources = [{"repoURL": repo_url, "path": path, "targetRevision": "main"} for path in paths]
     spec: dict[str, Any] = {
         "project": project,
-        "source": {"repoURL": repo_url, "path": "deploy", "targetRevision": "main"},
         "destination": destination
         or {"server": "https://kubernetes.default.svc", "namespace": DESTINATION},
     }
+    if len(sources) == 1:
+        spec["source"] = sources[0]
+    else:
+        spec["sources"] = sources
     if automated is not None:
         spec["syncPolicy"] = {"automated": automated}
     with contextlib.suppress(Conflict):
@@ -100,10 +106,16 @@ async def register(
 
 
 async def seed_manifests(
-    rt: Runtime, app: Application, objects: Sequence[KubeObject], commit: str = COMMIT
+    rt: Runtime,
+    app: Application,
+    objects: Sequence[KubeObject],
+    commit: str = COMMIT,
+    *,
+    source: int = 0,
 ) -> None:
-    assert app.spec.source is not None
-    key = ManifestKey(app.spec.source.repo_url, commit, source_hash(app.spec.source))
+    """Cache a render of the app's source number `source` at `commit`."""
+    spec = app.spec.all_sources[source]
+    key = ManifestKey(spec.repo_url, commit, source_hash(spec))
     await rt.manifests.put(key, RenderedManifests(list(objects), "Directory"))
 
 

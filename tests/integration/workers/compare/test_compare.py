@@ -1,5 +1,7 @@
 """A comparison writes its result to Redis and to the Application, and tells what changed."""
 
+from typing import Any
+
 import pytest
 
 from app.bus.errors import Retry
@@ -8,6 +10,8 @@ from app.model.health import HealthStatusCode
 from app.model.sync import RefreshLevel, SyncStatusCode
 from tests.integration.workers.compare.conftest import (
     COMMIT,
+    COMMIT2,
+    DESTINATION,
     NAMESPACE,
     apply_live,
     compare_now,
@@ -21,8 +25,25 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
+from tests.support.waiting import eventually
 from workers.compare import CompareWorker
 from workers.runtime import Runtime
+
+
+def deployment(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]},
+            },
+        },
+    }
 
 
 async def test_a_comparison_writes_sync_health_and_resources_to_redis_and_the_application(
@@ -241,3 +262,69 @@ async def test_a_missing_project_makes_the_app_unknown_with_an_invalid_spec_erro
         ("InvalidSpecError", "Application referencing project payments which does not exist")
     ]
     assert {(r.name, r.status) for r in status.resources} == {("web", SyncStatusCode.UNKNOWN)}
+
+
+async def test_a_multi_source_app_is_compared_against_every_source(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime, paths=("web", "db"))
+    await seed_manifests(runtime, app, [config_map("web")], COMMIT, source=0)
+    await seed_manifests(runtime, app, [config_map("db")], COMMIT2, source=1)
+    await apply_live(runtime, app, [config_map("web")])
+
+    await compare_now(worker, app, revisions=(COMMIT, COMMIT2))
+
+    status = (await stored(runtime, app)).status
+    assert status.sync.revisions == [COMMIT, COMMIT2] and status.sync.revision == ""
+    assert status.source_types == ["Directory", "Directory"]
+    assert {(r.name, r.status) for r in status.resources} == {
+        ("web", SyncStatusCode.SYNCED),
+        ("db", SyncStatusCode.OUT_OF_SYNC),
+    }
+    written = await resource_status(runtime, app)
+    assert written["sync"]["revisions"] == [COMMIT, COMMIT2]
+    assert [s["path"] for s in written["sync"]["comparedTo"]["sources"]] == ["web", "db"]
+
+
+async def test_health_changes_are_reported_as_the_workload_becomes_ready(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    web = deployment("web")
+    await seed_manifests(runtime, app, [web])
+    await apply_live(runtime, app, [web])
+    await compare_now(worker, app)
+    assert (await stored(runtime, app)).status.health.status is HealthStatusCode.PROGRESSING
+
+    async def available() -> dict[str, Any] | None:
+        live = await runtime.control_plane.get("apps/v1", "Deployment", "web", DESTINATION)
+        return live if (live.get("status") or {}).get("availableReplicas") == 1 else None
+
+    ready = await eventually(available, what="the Deployment to become available")
+    assert ready is not None
+    await runtime.live.replace(ref(app), [ready])
+    await compare_now(worker, app)
+
+    status = (await stored(runtime, app)).status
+    assert status.health.status is HealthStatusCode.HEALTHY
+    assert (await resource_status(runtime, app))["health"]["status"] == "Healthy"
+    health = [
+        e.data for e in await events_of(runtime.bus, app) if e.type.endswith("health-changed")
+    ]
+    assert [(h["from"], h["to"]) for h in health] == [
+        (None, "Progressing"),
+        ("Progressing", "Healthy"),
+    ]
+
+
+async def test_an_application_gone_from_the_cluster_still_gets_its_status_in_redis(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+    await runtime.control_plane.delete("argoproj.io/v1alpha1", "Application", app.name, NAMESPACE)
+
+    await compare_now(worker, app)
+
+    assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
