@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
 from app.cluster import (
     Cluster,
@@ -13,7 +12,6 @@ from app.cluster import (
     Forbidden,
     Invalid,
     NotFound,
-    Unauthorized,
     Unavailable,
     load_kubeconfig_dict,
 )
@@ -68,20 +66,6 @@ async def test_a_terminating_namespace_is_forbidden(cluster: Cluster, namespace:
         held = await cluster.get("v1", "ConfigMap", "held", namespace)
         held["metadata"]["finalizers"] = []
         await cluster.replace(held)
-
-
-@pytest.mark.xfail(
-    strict=True, reason="the local cluster does not check bearer tokens yet (reported, issue 3)"
-)
-async def test_a_wrong_token_is_unauthorized_and_not_echoed(local_cluster: Any) -> None:
-    doc = yaml.safe_load(local_cluster.kubeconfig_path.read_text())
-    doc["users"][0]["user"]["token"] = "wrong-token-0123456789abcdef"
-    async with Cluster(await load_kubeconfig_dict(doc)) as intruder:
-        with pytest.raises(Unauthorized) as caught:
-            await intruder.get("v1", "Namespace", "default")
-    assert caught.value.status == 401
-    assert "wrong-token" not in str(caught.value)
-    assert local_cluster.token not in str(caught.value)
 
 
 @pytest.mark.parametrize(
