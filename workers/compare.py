@@ -243,12 +243,14 @@ class CompareWorker:
             settings = await self._scopes.settings_for(cluster)
         except UnknownDestination as e:
             return _Verdict(self._unknown(app, live, str(e)), revisions)
-        except Unavailable as e:
-            run.log.warning("compare.destination_unavailable", error=str(e))
-            retry = f"destination of {run.ref} unavailable: {e}"
-            raise Retry(retry, UNAVAILABLE_RETRY_SECONDS) from e
-        except (ClusterError, TimeoutError) as e:
-            problem = f"cannot read the resource kinds of the destination cluster: {e or 'timeout'}"
+        except (Unavailable, TimeoutError) as e:
+            error = str(e) or "discovery timed out"
+            run.log.warning("compare.destination_unavailable", error=error)
+            raise Retry(
+                f"destination of {run.ref} unavailable: {error}", UNAVAILABLE_RETRY_SECONDS
+            ) from e
+        except ClusterError as e:
+            problem = f"cannot read the resource kinds of the destination cluster: {e}"
             return _Verdict(self._unknown(app, live, problem), revisions)
         memo_key = fingerprint(app, revisions, live, project, settings)
         hard = run.message.level >= RefreshLevel.FORCE

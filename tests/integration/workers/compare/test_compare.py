@@ -6,6 +6,7 @@ import pytest
 
 from app.bus.errors import Retry
 from app.bus.messages import RENDER
+from app.localcluster import LocalCluster
 from app.model.health import HealthStatusCode
 from app.model.sync import RefreshLevel, SyncStatusCode
 from tests.integration.workers.compare.conftest import (
@@ -327,4 +328,24 @@ async def test_an_application_gone_from_the_cluster_still_gets_its_status_in_red
 
     await compare_now(worker, app)
 
+    assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
+
+
+async def test_a_destination_that_cannot_answer_discovery_is_retried_not_reported(
+    runtime: Runtime, worker: CompareWorker, local_cluster: LocalCluster
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+    runtime.control_plane.invalidate()
+    local_cluster.faults.configure(error_rate=1.0)
+    try:
+        with pytest.raises(Retry, match="unavailable") as raised:
+            await compare_now(worker, app)
+    finally:
+        local_cluster.faults.clear()
+
+    assert raised.value.delay == pytest.approx(5.0)
+    assert await runtime.status.read_status(ref(app)) is None
+    await compare_now(worker, app)
     assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
