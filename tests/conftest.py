@@ -8,7 +8,10 @@ from collections.abc import AsyncIterator, Iterator
 import psutil
 import pytest
 
+from app import log
 from tests.support import procs
+
+log.configure(level="info", fmt="json")
 
 pytest_plugins = [
     "tests.support.fixtures_servers",
