@@ -2,7 +2,8 @@
 
 `GET /localcluster/faults` shows the fault rates, `PUT` changes some of them (JSON
 object, e.g. `{"error_rate": 0.1}`), `POST /localcluster/drop-watches` closes every open
-watch.
+watch. `GET /localcluster/requests` counts the resource requests served so far by verb
+(`{"list": 12, "watch": 30, "get": 4, …}`).
 """
 
 import json
@@ -51,9 +52,14 @@ async def drop_watches(request: web.Request) -> web.Response:
     return json_response({"dropped": dropped})
 
 
+async def request_counts(request: web.Request) -> web.Response:
+    return json_response(dict(request.app[CONTEXT].requests))
+
+
 def routes() -> list[web.RouteDef]:
     return [
         web.get("/localcluster/faults", get_faults),
         web.put("/localcluster/faults", put_faults),
         web.post("/localcluster/drop-watches", drop_watches),
+        web.get("/localcluster/requests", request_counts),
     ]

@@ -1,5 +1,6 @@
 """What every request handler reaches through `request.app[CONTEXT]`."""
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from aiohttp import web
@@ -25,6 +26,9 @@ class Context:
     watch_limits: WatchLimits
     server_address: str = ""
     watches: set[WatchStream] = field(default_factory=set)
+    requests: Counter[str] = field(default_factory=Counter)
+    """Resource requests served, by verb (get, list, watch, create, update, patch, delete,
+    deletecollection): how benchmarks show that a resync made no LIST."""
 
     def drop_watches(self, reason: str) -> int:
         """Close every open watch (clients see the stream end and must resume)."""

@@ -22,6 +22,9 @@ from app.localcluster.web.paths import Target
 from app.localcluster.web.responses import json_response
 from app.model.resource import KubeObject
 
+_WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+"""The verb each writing method is counted under (`Context.requests`)."""
+
 
 def _not_served() -> errors.ApiError:
     return errors.ApiError(404, "NotFound", "the server could not find the requested resource")
@@ -87,6 +90,7 @@ async def _get(
     opts = query.list_options(request.query, target.watch)
     namespace = target.namespace
     if target.name and not opts.watch:
+        ctx.requests["get"] += 1
         obj = ctx.api.get(rt, namespace or "", target.name)
         if _wants_table(request):
             return json_response(
@@ -104,7 +108,9 @@ async def _get(
         opts = dataclasses.replace(opts, field_selector=fields)
     match = _matcher(rt, opts)
     if opts.watch:
+        ctx.requests["watch"] += 1
         return await _watch(request, ctx, rt, namespace=namespace, match=match, opts=opts)
+    ctx.requests["list"] += 1
     items, revision = ctx.api.list(rt, namespace, match)
     items, revision, token, remaining = _page(items, revision, opts)
     if _wants_table(request):
@@ -194,6 +200,8 @@ async def handle(request: web.Request, target: Target) -> web.StreamResponse:
         return await _get(request, ctx, rt, target)
     if rt.namespaced and target.namespace is None and method != "DELETE":
         raise _not_served()
+    verb = _WRITE_VERBS.get(method, method.lower())
+    ctx.requests["deletecollection" if verb == "delete" and not target.name else verb] += 1
     if method == "POST" and not target.name:
         body = await _body(request, ctx)
         opts = _write_options(request, target)
