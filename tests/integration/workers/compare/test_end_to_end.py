@@ -1,6 +1,7 @@
 """The compare stage among the real workers: an automated app goes from nothing to Synced +
 Healthy, and drift on it is reported OutOfSync without selfHeal."""
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,8 +31,7 @@ async def pipeline(runtime: Runtime) -> AsyncIterator[list[Worker]]:
             started.append(worker)
         yield started
     finally:
-        for worker in reversed(started):
-            await worker.stop()
+        await asyncio.gather(*(worker.stop() for worker in started))
 
 
 def deployment(name: str, image: str) -> dict[str, Any]:

@@ -26,7 +26,9 @@ from workers.render import RenderWorker
 from workers.runtime import Runtime
 
 
-@pytest.mark.parametrize("level", [RefreshLevel.LATEST, RefreshLevel.FORCE], ids=str)
+@pytest.mark.parametrize(
+    "level", [RefreshLevel.LATEST, RefreshLevel.FORCE], ids=lambda level: level.name.lower()
+)
 async def test_latest_and_force_refreshes_ask_the_render_worker(
     runtime: Runtime, running_worker: CompareWorker, level: RefreshLevel
 ) -> None:
@@ -41,7 +43,9 @@ async def test_latest_and_force_refreshes_ask_the_render_worker(
     assert request == RenderRequest(ref(app), level, "webhook push")
 
 
-@pytest.mark.parametrize("level", [RefreshLevel.NOTHING, RefreshLevel.RECENT], ids=str)
+@pytest.mark.parametrize(
+    "level", [RefreshLevel.NOTHING, RefreshLevel.RECENT], ids=lambda level: level.name.lower()
+)
 async def test_nothing_and_recent_refreshes_compare_at_the_last_revisions_without_git(
     runtime: Runtime, worker: CompareWorker, level: RefreshLevel
 ) -> None:
