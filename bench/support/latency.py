@@ -18,7 +18,7 @@ from app import log
 from app.bus.subjects import AppRef
 from app.cli.stack import Stack, StackOptions
 from bench.support import status
-from bench.support.workload import Workload
+from bench.support.workload import Workload, app_names
 from workers.runtime import Runtime
 from workers.settings import TimingSettings
 
@@ -43,7 +43,7 @@ class LatencyRun:
     @classmethod
     @contextlib.asynccontextmanager
     async def open(cls, workdir: Path, resources: int, *, api: bool) -> AsyncIterator["LatencyRun"]:
-        workload = Workload.create(workdir / "repo", 1, resources)
+        workload = Workload.create(workdir / "repo", app_names(1), resources)
         timing = replace(TimingSettings(), resync=0.0, git_poll=0.0)
         options = StackOptions(
             state_dir=workdir / "state",
@@ -57,8 +57,7 @@ class LatencyRun:
             await rt.control_plane.apply(
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
             )
-            for doc in workload.applications(NAMESPACE):
-                await rt.control_plane.apply(doc)
+            await rt.control_plane.apply(workload.application(workload.apps[0], NAMESPACE))
             run = cls(stack, workload, AppRef(NAMESPACE, workload.apps[0]))
             await status.wait_until(
                 rt.redis,

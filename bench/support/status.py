@@ -15,6 +15,8 @@ from app.bus.subjects import AppRef
 from app.store import keys
 from app.store.connection import Redis
 
+Condition = Callable[[AppRef, "AppState"], bool]
+"""What `wait_until` waits for, app by app."""
 POLL_SECONDS = 0.01
 """Pause between two reads while waiting (the figure's resolution for one app)."""
 
@@ -30,7 +32,7 @@ class AppState:
     health: str = "Unknown"
 
     @staticmethod
-    def settled(revision: str | None = None) -> "Callable[[AppRef, AppState], bool]":
+    def settled(revision: str | None = None) -> Condition:
         """A `wait_until` condition: Synced and Healthy (at `revision`, when given)."""
         return lambda _ref, state: state.settled_at(revision)
 
@@ -69,7 +71,7 @@ async def read(redis: Redis, apps: Iterable[AppRef]) -> dict[AppRef, AppState]:
 async def wait_until(
     redis: Redis,
     apps: Iterable[AppRef],
-    done: Callable[[AppRef, AppState], bool],
+    done: Condition,
     *,
     within: float,
     what: str,

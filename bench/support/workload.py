@@ -7,7 +7,7 @@ PodDisruptionBudget and a second ConfigMap. `version` goes into every Deployment
 tag, so a commit that raises it rolls the Deployments out, as a release would.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,9 +164,9 @@ class Workload:
     version: int = 0
 
     @classmethod
-    def create(cls, path: Path, apps: int, resources: int) -> "Workload":
-        """Write and commit every app's manifests (version 0)."""
-        workload = cls(path, tuple(app_names(apps)), resources)
+    def create(cls, path: Path, names: Iterable[str], resources: int) -> "Workload":
+        """Write and commit the manifests of an app per name (version 0)."""
+        workload = cls(path, tuple(names), resources)
         repo = git.Repo.init(path, initial_branch="main")
         with repo.config_writer() as config:
             config.set_value("user", "name", "Sluice Bench")
@@ -209,24 +209,20 @@ class Workload:
         self.version += 1
         return self.commit((app,), f"release {app} 1.{self.version}")
 
-    def applications(self, namespace: str) -> list[Manifest]:
-        """The Applications, with automated sync and prune, as a user would write them."""
-        return [application(name, namespace, self.url) for name in self.apps]
-
-
-def application(name: str, namespace: str, repo_url: str) -> Manifest:
-    """One Argo CD Application deploying directory `name` into namespace `name`."""
-    return {
-        "apiVersion": "argoproj.io/v1alpha1",
-        "kind": "Application",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "project": "default",
-            "source": {"repoURL": repo_url, "targetRevision": "HEAD", "path": name},
-            "destination": {"server": "https://kubernetes.default.svc", "namespace": name},
-            "syncPolicy": {
-                "automated": {"prune": True, "selfHeal": True},
-                "syncOptions": ["CreateNamespace=true"],
+    def application(self, name: str, namespace: str) -> Manifest:
+        """The Application of app `name` (its directory into namespace `name`, automated sync
+        with prune and self-heal), as a user would write it for Argo CD."""
+        return {
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "Application",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {
+                "project": "default",
+                "source": {"repoURL": self.url, "targetRevision": "HEAD", "path": name},
+                "destination": {"server": "https://kubernetes.default.svc", "namespace": name},
+                "syncPolicy": {
+                    "automated": {"prune": True, "selfHeal": True},
+                    "syncOptions": ["CreateNamespace=true"],
+                },
             },
-        },
-    }
+        }

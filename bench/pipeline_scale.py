@@ -1,0 +1,119 @@
+"""1,000 apps x 10 resources from nothing to all Synced + Healthy: wall time, CPU, peak RSS.
+
+Everything runs in its own process (`bench.support.fleet`): NATS, Redis, the local cluster
+(controller delay 0) and each worker (`sluice worker NAME`, settings from the
+environment, `--replicas` processes of a worker if asked). One repository holds a
+directory per app; each app deploys ten objects (ConfigMaps, Secret, ServiceAccount,
+Service, Deployment, Role, RoleBinding, Ingress, PodDisruptionBudget) into a namespace of
+its own, created by the sync. After a warm-up app proves every worker is up, the clock
+starts, the benchmark applies the 1,000 Applications (16 at a time) and the clock stops
+when the status store shows every app Synced + Healthy. CPU seconds are the workers'
+(user + system, with their `git` children) from the start to the end of the clock; peak
+RSS is each worker process's high-water mark, added up.
+"""
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from app import log
+from bench.support.figures import Line, report
+from bench.support.fleet import WORKERS, Fleet, FleetOptions
+from bench.support.processes import Usage
+
+TARGET_SECONDS = 60.0
+BASELINE = (
+    "Flux's published benchmark: 4 min 16 s (256 s) for 1,000 Kustomizations "
+    "(fluxcd/flux-benchmark, Flux v2.2 on a kind cluster)"
+)
+
+
+def replicas(text: str) -> dict[str, int]:
+    """`compare=2,sync=2` -> {"compare": 2, "sync": 2}."""
+    found = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, count = part.partition("=")
+        if name not in WORKERS or not count.isdigit() or int(count) < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part!r}: expected NAME=COUNT with NAME one of {', '.join(WORKERS)} "
+                "and COUNT at least 1"
+            )
+        found[name] = int(count)
+    return found
+
+
+def options_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--apps", type=int, default=1000, help="apps to deploy")
+    parser.add_argument("--resources", type=int, default=10, help="objects per app")
+    parser.add_argument(
+        "--replicas", type=replicas, default={}, help="worker processes, e.g. compare=2,sync=2"
+    )
+    parser.add_argument("--concurrency", type=int, default=16, help="handlers per worker process")
+    parser.add_argument("--timeout", type=float, default=600.0, help="give up after (seconds)")
+    return parser
+
+
+def fleet_options(args: argparse.Namespace) -> FleetOptions:
+    return FleetOptions(
+        apps=args.apps,
+        resources=args.resources,
+        replicas=args.replicas,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+    )
+
+
+def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]:
+    """CPU seconds used between two readings and peak RSS, per process group."""
+    lines = []
+    for name, now in after.items():
+        cpu = now.cpu_seconds - before[name].cpu_seconds
+        lines.append(
+            Line(f"  {name}", f"{cpu:7.1f} CPU s, peak RSS {now.peak_rss_bytes >> 20} MiB")
+        )
+    return lines
+
+
+async def run(options: FleetOptions) -> tuple[float, dict[str, Usage], dict[str, Usage]]:
+    with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
+        async with Fleet.open(Path(tmp), options) as fleet:
+            before = fleet.usage()
+            seconds = await fleet.deploy()
+            return seconds, before, fleet.usage()
+
+
+def main(argv: list[str]) -> int:
+    parser = options_parser("python -m bench pipeline_scale", __doc__)
+    args = parser.parse_args(argv)
+    log.configure(level="warning")
+    options = fleet_options(args)
+    try:
+        seconds, before, after = asyncio.run(run(options))
+    except (TimeoutError, RuntimeError) as e:
+        print(f"pipeline_scale: {e}", file=sys.stderr)
+        return 1
+    workers = after["workers (all)"].cpu_seconds - before["workers (all)"].cpu_seconds
+    rss = after["workers (all)"].peak_rss_bytes >> 20
+    report(
+        f"pipeline_scale: {args.apps} apps x {args.resources} resources, from nothing to all "
+        "Synced + Healthy",
+        f"{options.describe()}; local cluster, NATS and Redis in their own processes, "
+        "controller delay 0",
+        [
+            Line("wall time", f"{seconds:.1f} s", f"< {TARGET_SECONDS:g} s"),
+            Line("worker CPU", f"{workers:.1f} s ({workers / seconds:.2f} cores)"),
+            Line("worker peak RSS", f"{rss} MiB (sum of the worker processes)"),
+            Line("by process", ""),
+            *usage_lines(before, after),
+        ],
+        BASELINE,
+        ["python", "-m", "bench", "pipeline_scale", *argv],
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
