@@ -79,8 +79,15 @@ UNAVAILABLE_RETRY_SECONDS = 5.0
 """How soon a comparison whose destination cluster did not answer discovery is tried again."""
 
 
-def _level(message: RefreshRequest | ManifestsReady) -> int:
+def _level(message: RefreshRequest) -> int:
     return int(message.level)
+
+
+def _precedence(message: ManifestsReady) -> int:
+    """How manifests-ready messages coalesce: a render outcome (revisions or an error) beats
+    "use the last known revisions", and among render outcomes the newest wins (renders of an
+    app are serialized, so the newest is the latest resolution), whatever its level."""
+    return 1 if message.revisions or message.error else 0
 
 
 def _rfc3339(when: dt.datetime) -> str:
@@ -142,7 +149,7 @@ class CompareWorker:
             timing.self_heal_timeout, timing.self_heal_factor, timing.self_heal_cap
         )
         self._refresh = Stage(rt, REFRESH, self.route, level=_level, consumer=consumer)
-        self._compare = Stage(rt, COMPARE, self.compare, level=_level, consumer=consumer)
+        self._compare = Stage(rt, COMPARE, self.compare, level=_precedence, consumer=consumer)
 
     async def start(self) -> None:
         await self._compare.start()
