@@ -34,6 +34,8 @@ class Line:
     target: str = ""
 
     def render(self, width: int) -> str:
+        if not self.value:
+            return f"  {self.label}"
         target = f"   (target {self.target})" if self.target else ""
         return f"  {self.label:<{width}} : {self.value}{target}"
 

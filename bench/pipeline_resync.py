@@ -1,0 +1,119 @@
+"""Steady state: one full resync of 1,000 unchanged apps; worker CPU and cluster LIST calls.
+
+The fleet of `pipeline_scale` (every part in its own process) is brought to all Synced +
+Healthy and left until its workers are idle. Then the benchmark publishes one `latest`
+RefreshRequest per app, as the periodic resync timers do, and waits until every app has
+stored a new comparison and the workers are idle again. Figures: the workers' CPU seconds
+over that span (user + system, with their `git` children), and the requests the local
+cluster served in it, by verb: a resync reads live state from the watcher's cache, so it
+should LIST nothing.
+"""
+
+import asyncio
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app import log
+from app.bus.messages import REFRESH, RefreshRequest
+from app.bus.publish import publish
+from app.bus.subjects import AppRef
+from app.model.sync import RefreshLevel
+from bench.pipeline_scale import fleet_options, options_parser, usage_lines
+from bench.support import status
+from bench.support.figures import Line, report
+from bench.support.fleet import Fleet, FleetOptions
+from bench.support.processes import Usage
+
+TARGET_CPU = 5.0
+TARGET_LISTS = 0
+PUBLISH_CONCURRENCY = 64
+REASON = "resync (benchmark)"
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    deploy_seconds: float
+    seconds: float
+    """From the first refresh published to the last app's new comparison stored."""
+    before: dict[str, Usage]
+    after: dict[str, Usage]
+    requests: dict[str, int]
+    """Requests the local cluster served during the resync, by verb."""
+
+
+async def resync(fleet: Fleet) -> tuple[float, dict[str, int]]:
+    """Publish a `latest` refresh per app; seconds until all compared, and cluster requests."""
+    apps = fleet.apps
+    seqs = {ref: state.seq for ref, state in (await status.read(fleet.runtime.redis, apps)).items()}
+    counts = await fleet.request_counts()
+    limit = asyncio.Semaphore(PUBLISH_CONCURRENCY)
+
+    async def refresh(ref: AppRef) -> None:
+        async with limit:
+            await publish(
+                fleet.runtime.bus, REFRESH, RefreshRequest(ref, RefreshLevel.LATEST, REASON)
+            )
+
+    started = time.perf_counter()
+    await asyncio.gather(*(refresh(ref) for ref in apps))
+    await fleet.wait(
+        apps,
+        lambda ref, state: state.seq > seqs[ref] and state.settled_at(),
+        within=fleet.options.timeout,
+        what="compared again, Synced + Healthy",
+    )
+    seconds = time.perf_counter() - started
+    await fleet.wait_idle()
+    after = await fleet.request_counts()
+    return seconds, {
+        verb: n - counts.get(verb, 0) for verb, n in after.items() if n != counts.get(verb, 0)
+    }
+
+
+async def run(options: FleetOptions) -> Resync:
+    with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
+        async with Fleet.open(Path(tmp), options) as fleet:
+            deployed = await fleet.deploy()
+            await fleet.wait_idle()
+            before = fleet.usage()
+            seconds, requests = await resync(fleet)
+            return Resync(deployed, seconds, before, fleet.usage(), requests)
+
+
+def main(argv: list[str]) -> int:
+    parser = options_parser("python -m bench pipeline_resync", __doc__)
+    args = parser.parse_args(argv)
+    log.configure(level="warning")
+    options = fleet_options(args)
+    try:
+        result = asyncio.run(run(options))
+    except (TimeoutError, RuntimeError) as e:
+        print(f"pipeline_resync: {e}", file=sys.stderr)
+        return 1
+    workers = result.after["workers (all)"].cpu_seconds - result.before["workers (all)"].cpu_seconds
+    verbs = ", ".join(f"{verb} {n}" for verb, n in sorted(result.requests.items())) or "none"
+    report(
+        f"pipeline_resync: one `latest` refresh of each of {args.apps} unchanged apps "
+        f"x {args.resources} resources",
+        f"{options.describe()}; local cluster, NATS and Redis in their own processes; "
+        f"deployed first in {result.deploy_seconds:.1f} s, then left until idle",
+        [
+            Line("worker CPU", f"{workers:.2f} s", f"< {TARGET_CPU:g} CPU s"),
+            Line("LIST calls", str(result.requests.get("list", 0)), f"{TARGET_LISTS}"),
+            Line("cluster requests", verbs),
+            Line("all compared after", f"{result.seconds:.1f} s"),
+            Line("by process", ""),
+            *usage_lines(result.before, result.after),
+        ],
+        "Argo CD's application controller LISTs nothing on a resync either (its cluster cache "
+        "is watch-based); Sluice's watcher cache plays that part",
+        ["python", "-m", "bench", "pipeline_resync", *argv],
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
