@@ -9,9 +9,11 @@ does no harm:
   created by this sync or the real apply fails, saying to create it.
 - Apply: client-side apply keeping the last-applied annotation (kubectl's apply), or
   server-side apply as `sluice` forcing conflicts (ServerSideApply=true), or replace
-  (Replace=true). AlreadyExists means another replica created it a moment ago (names are
-  deterministic, so it is ours): the apply is sent again. With Force=true an apply that
-  the server refuses deletes the object and creates it anew.
+  (Replace=true). An object that was not live when the sync was planned is created with
+  one request instead of a read and a create. AlreadyExists means another replica created
+  it a moment ago (names are deterministic, so it is ours): the write is sent again as an
+  update. With Force=true an apply that the server refuses deletes the object and
+  creates it anew.
 - CreateNamespace: create (AlreadyExists is success), or server-side apply with the
   managed namespace metadata.
 - Prune: delete with the sync's propagation and the planned uid as precondition (an object
@@ -40,6 +42,7 @@ from app.cluster import (
     PatchType,
     Preconditions,
     Propagation,
+    last_applied,
 )
 from app.engine.sync import (
     Action,
@@ -151,9 +154,25 @@ class Executor:
     # -- writes -------------------------------------------------------------------------
 
     async def _write(
-        self, obj: KubeObject, mode: TaskMode, field_manager: str, *, dry_run: bool
+        self,
+        obj: KubeObject,
+        mode: TaskMode,
+        field_manager: str,
+        *,
+        dry_run: bool,
+        existed: bool = True,
     ) -> KubeObject:
+        """Send the object as `mode` says. One that did not exist when the sync was planned
+        is created with one request (client-side apply would read it first to find it
+        missing); if it exists after all, the full write follows."""
         limit = self._timeout
+        if not existed and mode is not TaskMode.SERVER_SIDE:
+            body = last_applied.annotate(obj) if mode is TaskMode.APPLY else obj
+            try:
+                return await self._cluster.create(body, dry_run=dry_run, time_limit=limit)
+            except Conflict as e:
+                if not _already_exists(e):
+                    raise
         if mode is TaskMode.REPLACE:
             return await self._cluster.replace(obj, dry_run=dry_run, time_limit=limit)
         if mode is TaskMode.SERVER_SIDE:
@@ -165,20 +184,18 @@ class Executor:
                 field_manager=field_manager,
                 time_limit=limit,
             )
-        return await self._cluster.apply(
-            obj, mode=ApplyMode.CLIENT_SIDE, dry_run=dry_run, time_limit=limit
-        )
-
-    async def _write_once_more_if_raced(
-        self, obj: KubeObject, mode: TaskMode, field_manager: str, *, dry_run: bool
-    ) -> KubeObject:
-        """The write; sent again if the object appeared between our read and our create."""
         try:
-            return await self._write(obj, mode, field_manager, dry_run=dry_run)
+            return await self._cluster.apply(
+                obj, mode=ApplyMode.CLIENT_SIDE, dry_run=dry_run, time_limit=limit
+            )
         except Conflict as e:
             if not _already_exists(e):
                 raise
-            return await self._write(obj, mode, field_manager, dry_run=dry_run)
+        # Created by someone else between the read and the create: it is ours (hook
+        # names are deterministic), so apply again, now as an update.
+        return await self._cluster.apply(
+            obj, mode=ApplyMode.CLIENT_SIDE, dry_run=dry_run, time_limit=limit
+        )
 
     def _verb(self, action: Apply | DryRun) -> str:
         return "configured" if self._existed(action.task_id) else "created"
@@ -186,7 +203,9 @@ class Executor:
     async def _dry_run(self, action: DryRun) -> str:
         mode = TaskMode.REPLACE if action.replace else TaskMode.APPLY
         try:
-            await self._write_once_more_if_raced(action.object, mode, "", dry_run=True)
+            await self._write(
+                action.object, mode, "", dry_run=True, existed=self._existed(action.task_id)
+            )
         except NotFound as e:
             if not _MISSING_NAMESPACE.search(e.problem):
                 raise
@@ -198,8 +217,12 @@ class Executor:
 
     async def _apply(self, action: Apply) -> str:
         try:
-            result = await self._write_once_more_if_raced(
-                action.object, action.mode, action.field_manager, dry_run=False
+            result = await self._write(
+                action.object,
+                action.mode,
+                action.field_manager,
+                dry_run=False,
+                existed=self._existed(action.task_id),
             )
         except (Invalid, Conflict) as e:
             if not action.force:
@@ -227,7 +250,7 @@ class Executor:
                     pause = min(pause * 2, 1.0)
         except NotFound:
             return await self._write(
-                action.object, action.mode, action.field_manager, dry_run=False
+                action.object, action.mode, action.field_manager, dry_run=False, existed=False
             )
         except TimeoutError:
             raise ClusterError(

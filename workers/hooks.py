@@ -63,7 +63,9 @@ class HookWorker:
     async def handle(self, message: HookRequest, _pending: Pending) -> None:
         """Perform the hook step `message` names, or repeat its follow-up."""
         rt, ref = self._rt, message.app
-        ctx = OperationContext(self._services, ref, message.operation, self.name)
+        ctx = OperationContext(
+            self._services, ref, message.operation, self.name, origin=message.step
+        )
         record = await rt.operations.load_sync(ref)
         came = arrival(record, message.operation, message.step)
         state: SyncState | None = None
@@ -87,7 +89,7 @@ class HookWorker:
         elif state.completed:
             if not record.finalized:
                 await finish(ctx, state, app)
-        elif came is Arrival.REPEATED:
+        elif came is Arrival.RESUMED:
             await ctx.follow(record.step, state, app)
         else:
             ctx.log.info("hooks.stale", step=message.step, reason="the step is not in flight")

@@ -1,13 +1,13 @@
-"""The sync worker: advances an app's operation by one step per SyncStep message.
+"""The sync worker: advances an app's operation step by step, from SyncStep messages.
 
 Subscribe (SYNC, one handler per app at a time across replicas, the highest step wins
-when messages coalesce), decode, then per message (docs/pipeline.md, step 4):
+when messages coalesce), decode, then (docs/pipeline.md, step 4):
 
 1. load the operation's id, step counter and engine state; a message for another
-   operation or a step long gone is stale (`workers.syncing.arrivals`);
+   operation, or for a step taken further since, is stale (`workers.syncing.arrivals`);
 2. not planned yet: plan it (`workers.syncing.planning`) and `start`, or end it in Error
    with the reason when it cannot run (`error_out`); persist; write the Application's
-   operationState; follow on;
+   operationState;
 3. actions in flight (a step persisted but not performed): hand hook steps to the hook
    worker again, perform the others;
 4. finished: finish what the end of the operation still owes (history, status, event,
@@ -15,14 +15,19 @@ when messages coalesce), decode, then per message (docs/pipeline.md, step 4):
 5. otherwise observe exactly what the next step looks at and ask the engine: `terminate`
    when termination was requested, else `next_step`; a retry that is due re-plans and
    `restart`s; persist the step (compare-and-set) before acting; then hand a step with
-   hook actions to the hook worker, or perform it here, or follow on.
+   hook actions to the hook worker, or perform it here.
+
+Then follow on: a step the engine says to take at once (Continue) is taken in the same
+handler, each one persisted before the next, so a first sync of a plain app (plan, dry
+run, apply, finish) costs one message, not five; a wait becomes a WAIT or RETRY timer;
+the end of the operation is finished. A message redelivered after its handler died
+resumes from the last persisted state (every state records the message that stored it).
 
 No rule of Argo CD's lives here: which actions, in which order, and what follows are the
 engine's decisions; this module only moves them between Redis, NATS and the cluster.
 """
 
 import datetime as dt
-from typing import Any
 
 from app.bus.consumer import ConsumerSettings
 from app.bus.errors import Retry
@@ -44,7 +49,7 @@ from app.engine.sync import (
 )
 from app.engine.sync.reads import objects_to_read
 from app.model.application import Application
-from app.model.operation import SyncOperation
+from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase
 from app.store.coalescing import CoalesceSettings, Pending
 from app.store.operations import SyncRecord
@@ -59,11 +64,27 @@ from workers.syncing.performing import GONE, abandon, perform_step
 from workers.syncing.planning import Planner, PlanRefused
 from workers.syncing.settings import SyncWorkerSettings
 
+Taken = tuple[SyncState, int] | None
+"""A state to take further at once in the same handler, and the step it stands at (None:
+nothing to take now, or not here)."""
+
 
 def _started_at(text: str) -> dt.datetime:
     if not text:
         return now()
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _unplanned(app_name: str, operation: Operation, started_at: str) -> SyncState:
+    """The state of an operation that could not be planned (for `error_out`)."""
+    sync = operation.sync or SyncOperation()
+    return SyncState(
+        app=app_name,
+        operation=operation,
+        revision=sync.revision,
+        started_at=_started_at(started_at),
+        tasks=(),
+    )
 
 
 class SyncWorker:
@@ -98,9 +119,11 @@ class SyncWorker:
         await self._stage.stop()
 
     async def handle(self, message: SyncStep, _pending: Pending) -> None:
-        """Take the step `message` asks for, if it is still the one to take."""
+        """Take the step `message` asks for (and the ones due right after it)."""
         rt, ref = self._rt, message.app
-        ctx = OperationContext(self._services, ref, message.operation, self.name)
+        ctx = OperationContext(
+            self._services, ref, message.operation, self.name, origin=message.step, inline=True
+        )
         record = await rt.operations.load_sync(ref)
         came = arrival(record, message.operation, message.step)
         if came is Arrival.STALE or record is None:
@@ -108,29 +131,48 @@ class SyncWorker:
                 "sync.stale",
                 step=message.step,
                 stored_step=record.step if record else None,
-                reason="the message names another operation or a past step",
+                reason="the message names another operation or a step taken further since",
             )
             return
+        ctx.terminate = record.terminate
         app = await rt.apps.get(ref)
         if record.sync is None:
-            if came is Arrival.CURRENT:
-                await self._begin(ctx, app, record)
-            return
-        state = await self._state(ctx, record)
-        if state is None:
-            return
-        ctx.bind(state)
-        if state.in_flight:
-            await self._resume(ctx, app, state, record)
-        elif state.completed:
-            if not record.finalized:
-                await finish(ctx, state, app)
-        elif came is Arrival.REPEATED and not record.terminate:
-            await ctx.follow(record.step, state, app)
-        elif app is None:
-            await abandon(ctx, state, record.step, GONE)
+            taken = await self._begin(ctx, app, record) if came is Arrival.CURRENT else None
         else:
-            await self._step(ctx, app, state, record)
+            state = await self._state(ctx, record)
+            if state is None:
+                return
+            ctx.bind(state)
+            taken = await self._take(
+                ctx, app, state, record.step, resumed=came is Arrival.RESUMED, record=record
+            )
+        while taken is not None:
+            state, step = taken
+            taken = await self._take(ctx, app, state, step, resumed=False, record=None)
+
+    async def _take(
+        self,
+        ctx: OperationContext,
+        app: Application | None,
+        state: SyncState,
+        step: int,
+        *,
+        resumed: bool,
+        record: SyncRecord | None,
+    ) -> Taken:
+        """Whatever `state` (stored at `step`) calls for next; `record` when it was loaded."""
+        if state.in_flight:
+            return await self._resume(ctx, app, state, step)
+        if state.completed:
+            if record is not None and not record.finalized:
+                await finish(ctx, state, app)
+            return None
+        if resumed and not ctx.terminate:
+            return (state, step) if await ctx.follow(step, state, app) else None
+        if app is None:
+            await abandon(ctx, state, step, GONE)
+            return None
+        return await self._step(ctx, app, state, step)
 
     async def _state(self, ctx: OperationContext, record: SyncRecord) -> SyncState | None:
         """The stored engine state; a damaged one ends the operation in Error."""
@@ -141,31 +183,21 @@ class SyncWorker:
             if stored is None:
                 return None
             ctx.log.error("sync.state_damaged", error=str(e))
-            bare = self._unplanned(ctx, stored.state.operation, stored.state.started_at)
+            bare = _unplanned(ctx.ref.name, stored.state.operation, stored.state.started_at)
             ended = error_out(bare, f"the stored sync state cannot be read ({e})", now())
             if await ctx.persist(record.step, ended):
                 await ctx.follow(record.step + 1, ended, None)
             return None
 
-    def _unplanned(self, ctx: OperationContext, operation: Any, started_at: str) -> SyncState:
-        sync = operation.sync or SyncOperation()
-        return SyncState(
-            app=ctx.ref.name,
-            operation=operation,
-            revision=sync.revision,
-            started_at=_started_at(started_at),
-            tasks=(),
-        )
-
     async def _begin(
         self, ctx: OperationContext, app: Application | None, record: SyncRecord
-    ) -> None:
+    ) -> Taken:
         """The operation's first step: plan it, or end it in Error saying why it cannot run."""
         stored = await self._rt.operations.load(ctx.ref)
         if stored is None:
-            return
+            return None
         operation = stored.state.operation
-        bare = self._unplanned(ctx, operation, stored.state.started_at)
+        bare = _unplanned(ctx.ref.name, operation, stored.state.started_at)
         if app is None:
             state = error_out(bare, GONE, now())
         else:
@@ -177,7 +209,7 @@ class SyncWorker:
                 state = error_out(bare, str(e), now())
         ctx.bind(state)
         if not await ctx.persist(record.step, state):
-            return
+            return None
         ctx.log.info(
             "sync.planned",
             tasks=len(state.tasks),
@@ -186,20 +218,22 @@ class SyncWorker:
             warnings=list(state.warnings),
         )
         await write_status(ctx, operation_state(state))
-        await ctx.follow(record.step + 1, state, app)
+        following = record.step + 1
+        return (state, following) if await ctx.follow(following, state, app) else None
 
     async def _resume(
-        self, ctx: OperationContext, app: Application | None, state: SyncState, record: SyncRecord
-    ) -> None:
+        self, ctx: OperationContext, app: Application | None, state: SyncState, step: int
+    ) -> Taken:
         """A persisted step whose actions have not been recorded: hand off or perform it."""
         actions = next_step(state, Observation(), now()).actions
         if has_hook_actions(state, actions):
-            await ctx.hand_off(record.step, "hook step still in flight")
-        elif app is None:
-            await abandon(ctx, state, record.step, GONE)
-        else:
-            ctx.log.info("sync.resumed", step=record.step, actions=len(actions))
-            await perform_step(ctx, app, state, record.step)
+            await ctx.hand_off(step, state.message)
+            return None
+        if app is None:
+            await abandon(ctx, state, step, GONE)
+            return None
+        ctx.log.info("sync.perform", step=step, actions=len(actions))
+        return await perform_step(ctx, app, state, step)
 
     async def _observe(
         self, ctx: OperationContext, app: Application, state: SyncState, *, terminating: bool
@@ -224,10 +258,10 @@ class SyncWorker:
             ) from None
 
     async def _step(
-        self, ctx: OperationContext, app: Application, state: SyncState, record: SyncRecord
-    ) -> None:
+        self, ctx: OperationContext, app: Application, state: SyncState, stored: int
+    ) -> Taken:
         """Ask the engine for the next step, persist it, then act or follow."""
-        terminating = record.terminate and state.phase is OperationPhase.RUNNING
+        terminating = ctx.terminate and state.phase is OperationPhase.RUNNING
         observation = await self._observe(ctx, app, state, terminating=terminating)
         step: Step
         if terminating:
@@ -235,34 +269,29 @@ class SyncWorker:
         else:
             step = next_step(state, observation, now(), self._services.engine)
             if isinstance(step.then, Replan) and not step.batches:
-                await self._replan(ctx, app, step.state, record, step.then)
-                return
-        if not await ctx.persist(record.step, step.state):
-            return
-        following = record.step + 1
+                return await self._replan(ctx, app, step.state, stored, step.then)
+        if not await ctx.persist(stored, step.state):
+            return None
+        following = stored + 1
         ctx.log.info(
             "sync.step",
-            step=record.step,
+            step=stored,
             terminating=terminating,
             actions=len(step.actions),
             message=step.state.message,
         )
         await ctx.report_hooks(state, step.state)
         if not step.batches:
-            await ctx.follow(following, step.state, app)
-        elif has_hook_actions(step.state, step.actions):
+            taken = await ctx.follow(following, step.state, app)
+            return (step.state, following) if taken else None
+        if has_hook_actions(step.state, step.actions):
             await ctx.hand_off(following, step.state.message)
-        else:
-            await perform_step(ctx, app, step.state, following)
+            return None
+        return await perform_step(ctx, app, step.state, following)
 
     async def _replan(
-        self,
-        ctx: OperationContext,
-        app: Application,
-        state: SyncState,
-        record: SyncRecord,
-        due: Replan,
-    ) -> None:
+        self, ctx: OperationContext, app: Application, state: SyncState, stored: int, due: Replan
+    ) -> Taken:
         """A retry is due: plan again (re-resolving the revision if asked) and restart."""
         try:
             plan = await self._planner.plan(
@@ -272,8 +301,8 @@ class SyncWorker:
         except PlanRefused as e:
             ctx.log.info("sync.plan_refused", reason=str(e), retry=state.retry_count)
             fresh = error_out(state, str(e), now())
-        if not await ctx.persist(record.step, fresh):
-            return
+        if not await ctx.persist(stored, fresh):
+            return None
         ctx.log.info(
             "sync.replanned",
             retry=fresh.retry_count,
@@ -282,7 +311,8 @@ class SyncWorker:
             tasks=len(fresh.tasks),
         )
         await write_status(ctx, operation_state(fresh))
-        await ctx.follow(record.step + 1, fresh, app)
+        following = stored + 1
+        return (fresh, following) if await ctx.follow(following, fresh, app) else None
 
 
 def build(runtime: Runtime) -> SyncWorker:

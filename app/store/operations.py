@@ -15,8 +15,9 @@ coalesce.
 Beside the OperationState (what status and the API show) the hash keeps, written in the
 same atomic step, the sync engine's own state (`sync`: the JSON of
 `app.engine.sync.SyncState.to_dict()`, absent until the operation is planned), a
-termination request (`terminate`), and whether the follow-up of the finished operation
-(history, status write-back, events) has been done (`finalized`).
+termination request (`terminate`), which step's message stored the state (`origin`), and
+whether the follow-up of the finished operation (history, status write-back, events) has
+been done (`finalized`).
 """
 
 import json
@@ -55,13 +56,17 @@ return {1, step}
 )
 
 _ADVANCE = """
-local fields = redis.call('HMGET', KEYS[1], 'id', 'step')
+local fields = redis.call('HMGET', KEYS[1], 'id', 'step', 'terminate')
 if fields[1] ~= ARGV[1] or tonumber(fields[2]) ~= tonumber(ARGV[2]) then
   return 0
 end
-redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'phase', ARGV[3], 'state', ARGV[4])
+redis.call('HSET', KEYS[1], 'step', tonumber(ARGV[2]) + 1, 'phase', ARGV[3], 'state', ARGV[4],
+           'origin', ARGV[6])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'sync', ARGV[5])
+end
+if fields[3] then
+  return 2
 end
 return 1
 """
@@ -102,6 +107,13 @@ class Begun:
 
 
 @dataclass(frozen=True, slots=True)
+class Landed:
+    """A step that landed, and whether termination has been requested meanwhile."""
+
+    terminate: bool
+
+
+@dataclass(frozen=True, slots=True)
 class OperationRef:
     """Which operation, at which step (what a step message names)."""
 
@@ -121,6 +133,9 @@ class SyncRecord:
     """Someone asked to terminate the operation."""
     finalized: bool
     """The follow-up of the finished operation has been done."""
+    origin: int = -1
+    """The step named by the message whose handling stored this state (-1: none yet): that
+    message, delivered again, finishes what its handler may have left undone."""
 
 
 def decode_operation(fields: Fields, *, what: str) -> StoredOperation | None:
@@ -163,9 +178,9 @@ class OperationStore:
 
     async def load_sync(self, app: AppIdentity) -> SyncRecord | None:
         """The id, step and sync engine state (no OperationState decoding); None if absent."""
-        names = ["id", "step", "sync", "terminate", "finalized"]
+        names = ["id", "step", "sync", "terminate", "finalized", "origin"]
         values = [as_bytes(v) for v in await self._redis.hmget(keys.operation(app), names)]
-        op_id, step, sync, terminate, finalized = values
+        op_id, step, sync, terminate, finalized, origin = values
         if op_id is None or step is None:
             return None
         decoded: Any = None
@@ -180,7 +195,14 @@ class OperationStore:
                     action="the sync worker reports it",
                 )
                 decoded = {}
-        return SyncRecord(op_id.decode(), int(step), decoded, bool(terminate), bool(finalized))
+        return SyncRecord(
+            op_id.decode(),
+            int(step),
+            decoded,
+            bool(terminate),
+            bool(finalized),
+            int(origin) if origin else -1,
+        )
 
     async def begin(
         self, app: AppIdentity, operation_id: str, state: OperationState
@@ -211,9 +233,11 @@ class OperationStore:
         step: int,
         state: OperationState,
         sync: Any = None,
-    ) -> bool:
-        """Store the state after step `step` (and the sync engine's state, if given); False if
-        that step landed already or the id moved."""
+        *,
+        origin: int = -1,
+    ) -> Landed | None:
+        """Store the state after step `step` (and the sync engine's state, if given), handled
+        for the message of step `origin`; None if that step landed already or the id moved."""
         _check_id(operation_id)
         name = _name(app)
         data = dump_model(state, what=f"operation of {name}", limit=MAX_OPERATION_BYTES)
@@ -222,9 +246,11 @@ class OperationStore:
             if sync is None
             else dumps(sync, what=f"sync state of {name}", limit=MAX_OPERATION_BYTES)
         )
-        landed = await self._advance(
-            keys=[keys.operation(app)],
-            args=[operation_id, step, state.phase.value, data, sync_data],
+        landed = int(
+            await self._advance(
+                keys=[keys.operation(app)],
+                args=[operation_id, step, state.phase.value, data, sync_data, origin],
+            )
         )
         if not landed:
             logger.info(
@@ -234,7 +260,8 @@ class OperationStore:
                 step=step,
                 reason="the stored operation is elsewhere (step replayed or a newer operation)",
             )
-        return bool(landed)
+            return None
+        return Landed(terminate=landed == 2)
 
     async def request_termination(self, app: AppIdentity) -> OperationRef | None:
         """Flag the running operation for termination; None if none is running."""

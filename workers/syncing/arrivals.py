@@ -1,16 +1,17 @@
 """What a step message may do, given the operation as stored.
 
 Step messages name an operation and a step. The store's counter says which step is next
-(`OperationStore.advance` moves it by one per persisted state), so:
+(`OperationStore.advance` moves it by one per persisted state), and each stored state
+records the step of the message whose handling stored it (`origin`), so:
 
 - CURRENT: the message names the stored step: take it.
-- REPEATED: the message names the step just before the stored one: it is the message
-  whose handling produced the stored state, delivered again (its handler died after
-  persisting, or a publish failed and the message came back), or a late twin of it (a
-  timer and a wake-up for the same step). Whatever that state still owes is done
-  again: actions in flight are performed, and the follow-up (publish, timer, finish) is
-  repeated, which is idempotent.
-- STALE: another operation, or a step long gone: acknowledged and dropped.
+- RESUMED: the message is the one whose handling stored the current state, delivered
+  again: its handler died (or a publish failed) after persisting, perhaps before acting
+  or following on. Whatever the state still owes is done: actions in flight are
+  performed (they are idempotent), and the follow-up (the next step, a timer, the
+  finish) is done again, which is idempotent too.
+- STALE: another operation, or a step whose state has been taken further since:
+  acknowledged and dropped.
 """
 
 import enum
@@ -20,7 +21,7 @@ from app.store.operations import SyncRecord
 
 class Arrival(enum.Enum):
     CURRENT = "current"
-    REPEATED = "repeated"
+    RESUMED = "resumed"
     STALE = "stale"
 
 
@@ -30,6 +31,6 @@ def arrival(record: SyncRecord | None, operation: str, step: int) -> Arrival:
         return Arrival.STALE
     if step == record.step:
         return Arrival.CURRENT
-    if step == record.step - 1:
-        return Arrival.REPEATED
+    if step == record.origin:
+        return Arrival.RESUMED
     return Arrival.STALE

@@ -5,7 +5,8 @@ with the store's step compare-and-set (the OperationState users see and the engi
 SyncState land together), tells the event stream about hook phase changes, and follows
 what the engine decided comes next:
 
-    Continue, Replan   publish SyncStep for the next step now
+    Continue, Replan   take the next step now: in the same handler (the sync worker), or
+                       by publishing SyncStep for it (the hook worker)
     Wait               a RETRY timer (retry backoff; the Application's operationState
                        shows "Retrying attempt #N") or a WAIT timer (wave delay, health,
                        deletion) carrying that SyncStep; the watcher may wake it earlier
@@ -77,15 +78,37 @@ def has_hook_actions(state: SyncState, actions: list[Action]) -> bool:
     return any(state.task(a.task_id).hook and not isinstance(a, DryRun) for a in actions)
 
 
-class OperationContext:
-    """One operation of one app, as the message being handled names it."""
+MAX_INLINE_STEPS = 64
+"""Steps one message may take in a row before the next one is published instead."""
 
-    def __init__(self, services: SyncServices, ref: AppRef, operation_id: str, stage: str):
+
+class OperationContext:
+    """One operation of one app, as the message being handled names it.
+
+    `inline`: a Continue is taken by the caller itself (the sync worker loops on it,
+    saving a message per step) instead of being published as the next SyncStep.
+    """
+
+    def __init__(
+        self,
+        services: SyncServices,
+        ref: AppRef,
+        operation_id: str,
+        stage: str,
+        *,
+        origin: int,
+        inline: bool = False,
+    ):
         self.services = services
         self.rt = services.rt
         self.ref = ref
         self.operation_id = operation_id
         self.stage = stage
+        self.origin = origin
+        self.inline = inline
+        self.terminate = False
+        """Termination was requested (as the last persisted step found)."""
+        self._inline_steps = 0
         self.log: Any = logger.bind(app=str(ref), stage=stage, operation=operation_id)
 
     def bind(self, state: SyncState) -> None:
@@ -94,11 +117,18 @@ class OperationContext:
     async def persist(self, step: int, state: SyncState) -> bool:
         """Store `state` as the outcome of step `step`; False if that step landed already."""
         landed = await self.rt.operations.advance(
-            self.ref, self.operation_id, step, operation_state(state), state.to_dict()
+            self.ref,
+            self.operation_id,
+            step,
+            operation_state(state),
+            state.to_dict(),
+            origin=self.origin,
         )
-        if not landed:
+        if landed is None:
             self.log.info("sync.superseded", step=step, reason="another run took this step")
-        return landed
+            return False
+        self.terminate = landed.terminate
+        return True
 
     async def report_hooks(self, before: SyncState | None, after: SyncState) -> None:
         """One hook-phase-changed event per hook whose phase moved."""
@@ -129,11 +159,18 @@ class OperationContext:
         )
         self.log.info("sync.handed_to_hooks", step=step)
 
-    async def follow(self, step: int, state: SyncState, app: Application | None) -> None:
-        """Do what comes after the persisted state `state`, which stands at step `step`."""
+    async def follow(self, step: int, state: SyncState, app: Application | None) -> bool:
+        """Do what comes after the persisted state `state`, which stands at step `step`.
+
+        True when the caller is to take step `step` itself (`inline`, and a Continue).
+        """
         follow = state.next
         message = SyncStep(self.ref, self.operation_id, step, _reason(follow))
         if isinstance(follow, Continue | Replan):
+            if self.inline and self._inline_steps < MAX_INLINE_STEPS:
+                self._inline_steps += 1
+                self.log.info("sync.next", step=step, then="inline", reason=message.reason)
+                return True
             await publish(self.rt.bus, SYNC, message)
             self.log.info("sync.next", step=step, then="continue", reason=message.reason)
         elif isinstance(follow, Wait):
@@ -152,6 +189,7 @@ class OperationContext:
             )
         elif isinstance(follow, Done):
             await finish(self, state, app)
+        return False
 
 
 def _reason(follow: Continue | Wait | Done | Replan) -> str:

@@ -36,8 +36,9 @@ def _cluster(ctx: OperationContext, app: Application) -> Cluster | str:
 
 async def perform_step(
     ctx: OperationContext, app: Application, state: SyncState, step: int
-) -> None:
-    """Run the in-flight actions of `state` (stored at step `step`) and follow on."""
+) -> tuple[SyncState, int] | None:
+    """Run the in-flight actions of `state` (stored at step `step`) and follow on; the
+    recorded state and its step when the caller is to take the next step itself."""
     actions = next_step(state, Observation(), now())
     cluster = _cluster(ctx, app)
     if isinstance(cluster, str):
@@ -50,7 +51,7 @@ async def perform_step(
         )
     after = record_results(state, performed.results, now())
     if not await ctx.persist(step, after):
-        return
+        return None
     ctx.log.info(
         "sync.performed",
         step=step,
@@ -65,7 +66,7 @@ async def perform_step(
             "sync.live_cache_not_updated", error=str(e), consequence="the watcher brings it in"
         )
     await ctx.report_hooks(state, after)
-    await ctx.follow(step + 1, after, app)
+    return (after, step + 1) if await ctx.follow(step + 1, after, app) else None
 
 
 async def abandon(ctx: OperationContext, state: SyncState, step: int, reason: str) -> None:

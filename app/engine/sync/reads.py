@@ -4,7 +4,8 @@
 - running tasks (their health moves them on, a vanished one fails);
 - hooks (finalizers, BeforeHookCreation, delete policies, termination);
 - prune tasks not yet settled, and pruned ones (the step waits while they are deleting);
-- the task that creates the destination namespace (it runs only if the namespace is absent).
+- the task that creates the destination namespace, until it ran (it runs only if the
+  namespace is absent).
 
 A pending or finished plain resource is never looked at, so reading it would be a wasted
 GET; on a first sync of N new objects that is most of the reads. Some steps look at
@@ -43,7 +44,7 @@ def _needed(task: SyncTask, all_tasks_run: bool) -> bool:
         return False
     if task.is_prune:
         return task.result in (None, ResultCode.PRUNED)
-    return task.creates_namespace or task.running
+    return (task.creates_namespace and task.pending) or task.running
 
 
 def objects_to_read(

@@ -58,7 +58,7 @@ async def test_racing_replicas_on_one_step_one_wins(redis_client: Redis) -> None
     results = await asyncio.gather(
         *(store.advance(APP, "op", 0, _state(OperationPhase.RUNNING, f"r{i}")) for i in range(10))
     )
-    assert results.count(True) == 1
+    assert sum(landed is not None for landed in results) == 1
 
 
 async def test_a_step_of_an_older_operation_is_refused(redis_client: Redis) -> None:
@@ -139,3 +139,19 @@ async def test_an_oversized_sync_state_is_refused_and_nothing_changes(
         )
     record = await store.load_sync(APP)
     assert record is not None and (record.step, record.sync) == (0, None)
+
+
+async def test_a_step_records_its_message_and_reports_a_termination_request(
+    redis_client: Redis,
+) -> None:
+    store = OperationStore(redis_client)
+    await store.begin(APP, "op", _state(OperationPhase.RUNNING))
+    record = await store.load_sync(APP)
+    assert record is not None and record.origin == -1
+    landed = await store.advance(APP, "op", 0, _state(OperationPhase.RUNNING), origin=0)
+    assert landed is not None and not landed.terminate
+    await store.request_termination(APP)
+    landed = await store.advance(APP, "op", 1, _state(OperationPhase.RUNNING), origin=0)
+    assert landed is not None and landed.terminate
+    record = await store.load_sync(APP)
+    assert record is not None and (record.step, record.origin) == (2, 0)
