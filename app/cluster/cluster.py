@@ -33,7 +33,7 @@ from app.cluster.options import (
 from app.cluster.paths import collection_path, object_path, require_namespace
 from app.cluster.resources import ResourceType
 from app.cluster.settings import FIELD_MANAGER, ClusterSettings
-from app.cluster.transport import Transport
+from app.cluster.transport import Transport, read_environment_once
 from app.cluster.watching import Watch
 from app.engine.merge import PatchError
 from app.model.resource import GroupKind, KubeObject
@@ -87,6 +87,7 @@ class Cluster:
         configuration.connection_pool_maxsize = 0
         self._api = ApiClient(configuration)
         self._api.user_agent = self.settings.user_agent
+        read_environment_once(self._api)
         self._transport = Transport(self._api, self.settings, self.name)
         self._discovery = Discovery(self._transport, self.settings, self.name)
         self._log.debug("cluster.opened", server=self.config.server)

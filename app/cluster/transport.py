@@ -7,6 +7,7 @@ capped at `max_response_bytes`, and decoded to plain dicts. Every failure leaves
 """
 
 import asyncio
+import contextlib
 import json
 import ssl
 import time
@@ -15,6 +16,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
 
 from app import log
 from app.cluster.errors import (
@@ -29,9 +32,40 @@ JSON = "application/json"
 MAX_ERROR_BODY_BYTES = 64 * 1024
 """An error answer is read up to this size; the Status message sits well inside it."""
 
+READ_BUFSIZE = 2**21
+"""aiohttp's read buffer, as kubernetes-asyncio sets it: one watch event may hold a 1.5 MiB
+object (etcd's request limit)."""
+
 Query = Sequence[tuple[str, str]]
 NETWORK_ERRORS = (TimeoutError, aiohttp.ClientError, OSError, ssl.SSLError)
 """Exceptions meaning the server gave no (complete) answer."""
+
+
+def read_environment_once(api_client: Any) -> None:
+    """Stop the ApiClient's session from consulting the environment on every request.
+
+    kubernetes-asyncio opens its aiohttp session with `trust_env=True`, so aiohttp looks up
+    the proxy variables and parses ~/.netrc, each in a worker thread, before every request:
+    two thread hops and a file read per call, a tenth of the sync worker's CPU when 1,000
+    apps sync. The proxy the environment names for this server (HTTPS_PROXY, NO_PROXY …)
+    is looked up here, once, and sent with every request; netrc is not consulted at all
+    (its Basic auth would clash with the bearer token anyway).
+    """
+    rest = api_client.rest_client
+    if not rest.proxy:
+        with contextlib.suppress(LookupError):
+            proxy, proxy_auth = get_env_proxy_for_url(URL(api_client.configuration.host))
+            rest.proxy = str(proxy)
+            if proxy_auth is not None:
+                rest.proxy_headers = {
+                    **(rest.proxy_headers or {}),
+                    "Proxy-Authorization": proxy_auth.encode(),
+                }
+    session: aiohttp.ClientSession = rest.pool_manager
+    rest.pool_manager = aiohttp.ClientSession(
+        connector=session.connector, trust_env=False, read_bufsize=READ_BUFSIZE
+    )
+    session.detach()
 
 
 async def read_capped(resp: aiohttp.ClientResponse, limit: int, target: Target) -> bytes:
