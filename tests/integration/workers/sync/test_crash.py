@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,6 +95,13 @@ async def replicas(
         await running.close()
 
 
+def smoke_hook() -> dict[str, Any]:
+    """A PostSync hook named by the operation (`generateName`): the same on every replica."""
+    hook = job("", {HOOK: "PostSync"})
+    hook["metadata"] = {"generateName": "smoke-", "annotations": {HOOK: "PostSync"}}
+    return hook
+
+
 @pytest.mark.parametrize(
     "hooks",
     [
@@ -116,7 +124,7 @@ async def test_a_replica_killed_mid_wave_is_taken_over_and_no_hook_runs_twice(
         service("front"),
         deployment("web"),
         config_map("late", {WAVE: "1"}),
-        job("smoke", {HOOK: "PostSync"}),
+        smoke_hook(),
     )
     first = await replicas.start("first", shop)
     caught = asyncio.Event()
@@ -143,6 +151,7 @@ async def test_a_replica_killed_mid_wave_is_taken_over_and_no_hook_runs_twice(
         OperationPhase.SUCCEEDED,
         "successfully synced (no more tasks)",
     )
-    assert sorted(name for _, name in recorder.added("jobs")) == hooks
+    created = [name for _, name in recorder.added("jobs")]
+    assert sorted(name.split("-")[0] for name in created) == hooks, created
     for resource, name in (("services", "front"), ("deployments", "web"), ("configmaps", "late")):
         recorder.created_at(resource, name)

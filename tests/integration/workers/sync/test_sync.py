@@ -3,7 +3,8 @@
 Each test is one thing a user relies on: a new app's objects exist and the operation says
 so everywhere (Redis, the Application resource, history, events, the refresh that
 follows); a new commit is applied as an update; prune on and off; nothing is planned from
-a cold live cache; one operation at a time.
+a cold live cache; one operation at a time; messages delivered again repeat nothing;
+ApplyOutOfSyncOnly; rollback.
 """
 
 from typing import Any
@@ -11,23 +12,31 @@ from typing import Any
 import pytest
 
 from app.bus import subjects
+from app.bus.messages import SyncStep
 from app.bus.subjects import EventType
 from app.cluster import NotFound
+from app.engine.history import rollback_operation
 from app.engine.tracking import TrackingMethod, set_tracking
 from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase, RefreshLevel
+from app.store.coalescing import Pending
 from tests.integration.workers.sync.conftest import (
     CONTROL,
     DESTINATION,
+    HOOK,
+    Recorder,
     Shop,
     config_map,
     deployment,
+    job,
     last_refresh,
     service,
     stored_events,
 )
 from tests.support.waiting import eventually
 from workers.operations import start_operation
+from workers.runtime import Runtime
+from workers.sync import SyncWorker
 
 TRACKING = "argocd.argoproj.io/tracking-id"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -166,3 +175,53 @@ async def test_a_second_operation_is_refused_while_one_runs(shop: Shop) -> None:
     assert await start_operation(shop.rt, shop.application(), operation, reason="second") is None
     stored = await shop.rt.operations.load(shop.ref)
     assert stored is not None and stored.id == first
+
+
+async def test_a_finished_operations_messages_delivered_again_repeat_nothing(
+    shop: Shop, runtime: Runtime, sync_workers: None
+) -> None:
+    await shop.deploy(config_map("cfg"))
+    operation_id = await shop.start()
+    await shop.finished(operation_id)
+    record = await shop.rt.operations.load_sync(shop.ref)
+    assert record is not None
+    before = await stored_events(shop.rt, shop.ref)
+    worker = SyncWorker(runtime)
+    for step in range(record.step + 1):
+        message = SyncStep(shop.ref, operation_id, step, "delivered again")
+        await worker.handle(message, Pending(step, 1, b""))
+    assert await stored_events(shop.rt, shop.ref) == before
+    assert len(await shop.rt.history.load(shop.ref)) == 1
+    after = await shop.rt.operations.load_sync(shop.ref)
+    assert after is not None and after.step == record.step
+
+
+async def test_apply_out_of_sync_only_applies_just_what_differs(
+    shop: Shop, sync_workers: None
+) -> None:
+    shop.policy = {"syncOptions": ["ApplyOutOfSyncOnly=true"]}
+    await shop.deploy(config_map("same", v="1"), config_map("changed", v="1"))
+    await shop.sync()
+    commit = await shop.deploy(config_map("same", v="1"), config_map("changed", v="2"))
+    state = await shop.sync(revision=commit)
+    assert results(state) == {"ConfigMap/changed": ("Synced", "configmap/changed configured")}
+    assert (await shop.live("ConfigMap", "changed"))["data"] == {"v": "2"}
+
+
+async def test_a_rollback_syncs_the_recorded_revision_without_hooks(
+    shop: Shop, sync_workers: None, recorder: Recorder
+) -> None:
+    first = await shop.deploy(config_map("cfg", v="1"), job("hook", {HOOK: "PreSync"}))
+    await shop.sync(revision=first)
+    second = await shop.deploy(config_map("cfg", v="2"), job("hook", {HOOK: "PreSync"}))
+    await shop.sync(revision=second)
+    assert len(recorder.added("jobs")) == 2
+    app = shop.application()
+    app.status.history = await shop.rt.history.load(shop.ref)
+    operation = rollback_operation(app, 0, username="tester")
+    state = await shop.finished(await shop.start(operation))
+    assert state.phase is OperationPhase.SUCCEEDED
+    assert state.sync_result is not None and state.sync_result.revision == first
+    assert (await shop.live("ConfigMap", "cfg"))["data"] == {"v": "1"}
+    assert [h.revision for h in await shop.rt.history.load(shop.ref)] == [first, second, first]
+    assert len(recorder.added("jobs")) == 2
