@@ -11,17 +11,15 @@ should LIST nothing.
 
 import asyncio
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from app import log
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
-from bench.pipeline_scale import fleet_options, options_parser, usage_lines
+from bench.pipeline_scale import difference, fleet_options, options_parser, usage_lines, verbs
 from bench.support import status
 from bench.support.figures import Line, report
 from bench.support.fleet import Fleet, FleetOptions
@@ -67,20 +65,16 @@ async def resync(fleet: Fleet) -> tuple[float, dict[str, int]]:
     )
     seconds = time.perf_counter() - started
     await fleet.wait_idle()
-    after = await fleet.request_counts()
-    return seconds, {
-        verb: n - counts.get(verb, 0) for verb, n in after.items() if n != counts.get(verb, 0)
-    }
+    return seconds, difference(counts, await fleet.request_counts())
 
 
 async def run(options: FleetOptions) -> Resync:
-    with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
-        async with Fleet.open(Path(tmp), options) as fleet:
-            deployed = await fleet.deploy()
-            await fleet.wait_idle()
-            before = fleet.usage()
-            seconds, requests = await resync(fleet)
-            return Resync(deployed, seconds, before, fleet.usage(), requests)
+    async with Fleet.open(options) as fleet:
+        deployed = await fleet.deploy()
+        await fleet.wait_idle()
+        before = fleet.usage()
+        seconds, requests = await resync(fleet)
+        return Resync(deployed, seconds, before, fleet.usage(), requests)
 
 
 def main(argv: list[str]) -> int:
@@ -94,7 +88,6 @@ def main(argv: list[str]) -> int:
         print(f"pipeline_resync: {e}", file=sys.stderr)
         return 1
     workers = result.after["workers (all)"].cpu_seconds - result.before["workers (all)"].cpu_seconds
-    verbs = ", ".join(f"{verb} {n}" for verb, n in sorted(result.requests.items())) or "none"
     report(
         f"pipeline_resync: one `latest` refresh of each of {args.apps} unchanged apps "
         f"x {args.resources} resources",
@@ -103,7 +96,7 @@ def main(argv: list[str]) -> int:
         [
             Line("worker CPU", f"{workers:.2f} s", f"< {TARGET_CPU:g} CPU s"),
             Line("LIST calls", str(result.requests.get("list", 0)), f"{TARGET_LISTS}"),
-            Line("cluster requests", verbs),
+            Line("cluster requests", verbs(result.requests)),
             Line("all compared after", f"{result.seconds:.1f} s"),
             Line("by process", ""),
             *usage_lines(result.before, result.after),

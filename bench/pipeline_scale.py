@@ -15,7 +15,7 @@ RSS is each worker process's high-water mark, added up.
 import argparse
 import asyncio
 import sys
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from app import log
@@ -53,6 +53,10 @@ def options_parser(prog: str, description: str | None) -> argparse.ArgumentParse
     )
     parser.add_argument("--concurrency", type=int, default=16, help="handlers per worker process")
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after (seconds)")
+    parser.add_argument("--log-level", default="warning", help="the workers' log level")
+    parser.add_argument(
+        "--keep", type=Path, help="work in this (new) directory and keep it: logs, repository"
+    )
     return parser
 
 
@@ -63,6 +67,8 @@ def fleet_options(args: argparse.Namespace) -> FleetOptions:
         replicas=args.replicas,
         concurrency=args.concurrency,
         timeout=args.timeout,
+        log_level=args.log_level,
+        keep=args.keep,
     )
 
 
@@ -77,12 +83,30 @@ def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]
     return lines
 
 
-async def run(options: FleetOptions) -> tuple[float, dict[str, Usage], dict[str, Usage]]:
-    with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
-        async with Fleet.open(Path(tmp), options) as fleet:
-            before = fleet.usage()
-            seconds = await fleet.deploy()
-            return seconds, before, fleet.usage()
+@dataclass(frozen=True, slots=True)
+class Deployed:
+    seconds: float
+    before: dict[str, Usage]
+    after: dict[str, Usage]
+    requests: dict[str, int]
+    """Requests the local cluster served during the deployment, by verb."""
+
+
+async def run(options: FleetOptions) -> Deployed:
+    async with Fleet.open(options) as fleet:
+        before, counts = fleet.usage(), await fleet.request_counts()
+        seconds = await fleet.deploy()
+        after = fleet.usage()
+        return Deployed(seconds, before, after, difference(counts, await fleet.request_counts()))
+
+
+def difference(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Requests by verb between two readings of the local cluster's counts."""
+    return {verb: n - before.get(verb, 0) for verb, n in after.items() if n != before.get(verb, 0)}
+
+
+def verbs(requests: dict[str, int]) -> str:
+    return ", ".join(f"{verb} {n}" for verb, n in sorted(requests.items())) or "none"
 
 
 def main(argv: list[str]) -> int:
@@ -91,10 +115,11 @@ def main(argv: list[str]) -> int:
     log.configure(level="warning")
     options = fleet_options(args)
     try:
-        seconds, before, after = asyncio.run(run(options))
+        result = asyncio.run(run(options))
     except (TimeoutError, RuntimeError) as e:
         print(f"pipeline_scale: {e}", file=sys.stderr)
         return 1
+    seconds, before, after = result.seconds, result.before, result.after
     workers = after["workers (all)"].cpu_seconds - before["workers (all)"].cpu_seconds
     rss = after["workers (all)"].peak_rss_bytes >> 20
     report(
@@ -106,6 +131,7 @@ def main(argv: list[str]) -> int:
             Line("wall time", f"{seconds:.1f} s", f"< {TARGET_SECONDS:g} s"),
             Line("worker CPU", f"{workers:.1f} s ({workers / seconds:.2f} cores)"),
             Line("worker peak RSS", f"{rss} MiB (sum of the worker processes)"),
+            Line("cluster requests", verbs(result.requests)),
             Line("by process", ""),
             *usage_lines(before, after),
         ],

@@ -1,6 +1,6 @@
 """Many apps on workers in separate processes: the shape of the scale and resync benchmarks.
 
-`Fleet.open(workdir, options)` starts, each in its own process: NATS and Redis (as `sluice
+`Fleet.open(options)` starts, each in its own process: NATS and Redis (as `sluice
 up` embeds them), the local cluster (`sluice localcluster`, controller delay 0) and the
 workers (`sluice worker NAME`, `replicas` of each, settings from the environment, periodic
 resync and Git polling off so that only the benchmark makes work). It writes the
@@ -15,6 +15,7 @@ cluster's requests by verb; `wait_idle()` waits until the workers use no CPU.
 
 import asyncio
 import contextlib
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ class FleetOptions:
     """Handlers each worker process runs at once (`SLUICE_CONCURRENCY`)."""
     timeout: float = 600.0
     """Seconds a deployment may take before the benchmark gives up."""
+    log_level: str = "warning"
+    """The workers' log level (their logs stay in the work directory's logs/)."""
+    keep: Path | None = None
+    """Work in this directory and keep it (logs, repository) instead of a temporary one."""
 
     def describe(self) -> str:
         counts = ", ".join(f"{w} x{self.replicas.get(w, 1)}" for w in WORKERS)
@@ -75,10 +80,15 @@ class Fleet:
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def open(cls, workdir: Path, options: FleetOptions) -> AsyncIterator["Fleet"]:
-        names = (WARMUP, *app_names(options.apps))
-        workload = Workload.create(workdir / "repo", names, options.resources)
+    async def open(cls, options: FleetOptions) -> AsyncIterator["Fleet"]:
         with contextlib.ExitStack() as stack:
+            if options.keep is not None:
+                options.keep.mkdir(parents=True)
+                workdir = options.keep.resolve()
+            else:
+                workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sluice-")))
+            names = (WARMUP, *app_names(options.apps))
+            workload = Workload.create(workdir / "repo", names, options.resources)
             nats = stack.enter_context(NatsServer.start(NatsOptions(state_dir=workdir)))
             redis = stack.enter_context(RedisServer.start(RedisOptions(state_dir=workdir)))
             kubeconfig = workdir / "kubeconfig"
@@ -97,7 +107,7 @@ class Fleet:
                 "SLUICE_RESYNC_SECONDS": "0",
                 "SLUICE_GIT_POLL_SECONDS": "0",
                 "SLUICE_CONCURRENCY": str(options.concurrency),
-                "SLUICE_LOG_LEVEL": "warning",
+                "SLUICE_LOG_LEVEL": options.log_level,
                 "SLUICE_LOG_FORMAT": "json",
             }
             settings = Settings(
