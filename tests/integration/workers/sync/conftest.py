@@ -210,6 +210,7 @@ class Shop:
     repo: GitRepo
     name: str = "shop"
     policy: dict[str, Any] = field(default_factory=dict)
+    server: str = "https://kubernetes.default.svc"
 
     @property
     def ref(self) -> AppRef:
@@ -228,10 +229,7 @@ class Shop:
                         "path": "deploy",
                         "targetRevision": "main",
                     },
-                    "destination": {
-                        "server": "https://kubernetes.default.svc",
-                        "namespace": DESTINATION,
-                    },
+                    "destination": {"server": self.server, "namespace": DESTINATION},
                     "syncPolicy": self.policy,
                 },
             }

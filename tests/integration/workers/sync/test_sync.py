@@ -225,3 +225,38 @@ async def test_a_rollback_syncs_the_recorded_revision_without_hooks(
     assert (await shop.live("ConfigMap", "cfg"))["data"] == {"v": "1"}
     assert [h.revision for h in await shop.rt.history.load(shop.ref)] == [first, second, first]
     assert len(recorder.added("jobs")) == 2
+
+
+@pytest.mark.parametrize(
+    ("server", "broken", "expected"),
+    [
+        pytest.param(
+            "https://elsewhere.example:6443",
+            None,
+            "spec.destination.server: no cluster with server 'https://elsewhere.example:6443'",
+            id="unknown-destination",
+        ),
+        pytest.param(
+            "https://kubernetes.default.svc",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n",
+            "bad.yaml",
+            id="render-failure",
+        ),
+    ],
+)
+async def test_an_operation_that_cannot_be_planned_ends_in_error_saying_why(
+    shop: Shop,
+    sync_workers: None,
+    server: str,
+    broken: str | None,
+    expected: str,
+) -> None:
+    shop.server = server
+    commit = await shop.deploy(config_map("cfg"))
+    if broken is not None:
+        commit = shop.repo.commit({"deploy/bad.yaml": broken})
+    state = await shop.sync(revision=commit)
+    assert state.phase is OperationPhase.ERROR
+    assert expected in state.message, state.message
+    with pytest.raises(NotFound):
+        await shop.live("ConfigMap", "cfg")
