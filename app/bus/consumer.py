@@ -3,7 +3,11 @@
 One `Consumer` runs one kind of work in one process; every replica runs one on the same
 durable consumer, and JetStream hands each message to one of them. The loop fetches at
 most as many messages as there are free handler slots, so a busy replica leaves work to
-the others. Each message is settled exactly once by the runner, from how its handler
+the others. When idle it waits for a single message; after a delivery it takes what is
+already queued in batches with a short wait (`collect_wait`). Waiting for a whole batch
+would hold a message that arrives alone until the pull expires (up to `fetch_wait`): a
+multi-message fetch returns only once its batch is full, the server says "no more", or
+its time is up. Each message is settled exactly once by the runner, from how its handler
 ended:
 
     returned           -> ack
@@ -49,7 +53,9 @@ class ConsumerSettings:
     batch: int = 16
     """Most messages asked for in one pull."""
     fetch_wait: float = 2.0
-    """Seconds one pull waits for messages; also the longest a stop waits for the pull."""
+    """Seconds an idle pull waits for a message; also the longest a stop waits for the pull."""
+    collect_wait: float = 0.02
+    """Seconds a pull that follows a delivery waits to fill its batch (default 0.02)."""
     handler_deadline: float = 600.0
     """Seconds a handler may run before it is cancelled and its message redelivered."""
     retry_delay: float = 1.0
@@ -148,6 +154,7 @@ class Consumer(Generic[M]):
     async def _pull(self) -> None:
         assert self._sub is not None
         settings = self._settings
+        idle = True
         while not self._stopping.is_set():
             free = settings.concurrency - len(self._running)
             if free <= 0:
@@ -155,14 +162,20 @@ class Consumer(Generic[M]):
                 await self._slot_freed.wait()
                 continue
             try:
-                msgs = await self._sub.fetch(min(settings.batch, free), timeout=settings.fetch_wait)
+                if idle:
+                    msgs = await self._sub.fetch(1, timeout=settings.fetch_wait)
+                else:
+                    batch = min(settings.batch, free)
+                    msgs = await self._sub.fetch(batch, timeout=settings.collect_wait)
             except TimeoutError:
+                idle = True
                 continue
             except nats.errors.Error as e:
                 self._log.warning("consumer.pull_failed", error=f"{type(e).__name__}: {e}")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), settings.error_pause)
                 continue
+            idle = False
             for msg in msgs:
                 if self._stopping.is_set():
                     await self._settle(msg.nak(), "nak")
