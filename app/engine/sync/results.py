@@ -3,6 +3,10 @@
 syncResult.resources lists every task that has a result, in the order results were first
 set (Argo CD's order): group, version, kind, namespace, name, status (Synced, SyncFailed,
 Pruned, PruneSkipped), message, hookType (hooks only), hookPhase and syncPhase.
+
+finishedAt keeps milliseconds (RFC 3339 allows them; Kubernetes clients parse them): the
+self-heal backoff is measured from it (SEMANTICS §6), and a time cut to the whole second
+would start a heal up to a second early (a 2 s backoff could shrink to 1 s).
 """
 
 from datetime import datetime
@@ -13,8 +17,8 @@ from app.model.operation import OperationState, ResourceResult, SyncOperationRes
 from app.model.resource import split_api_version
 
 
-def _stamp(moment: datetime | None) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z") if moment else ""
+def _stamp(moment: datetime | None, timespec: str = "seconds") -> str:
+    return moment.isoformat(timespec=timespec).replace("+00:00", "Z") if moment else ""
 
 
 def resource_result(task: SyncTask) -> ResourceResult:
@@ -49,6 +53,6 @@ def operation_state(state: SyncState) -> OperationState:
             managed_namespace_metadata=state.managed_namespace_metadata,
         ),
         started_at=_stamp(state.started_at),
-        finished_at=_stamp(state.finished_at),
+        finished_at=_stamp(state.finished_at, "milliseconds"),
         retry_count=state.retry_count,
     )
