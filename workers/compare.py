@@ -267,7 +267,10 @@ class CompareWorker:
         targets = await read_targets(rt.manifests, app, revisions)
         if isinstance(targets, NotCached):
             return await self._not_cached(run, targets, revisions, live)
-        summary = summarize(compare(app, targets.objects, live, project, settings))
+        instance = rt.instance_name(app)
+        summary = summarize(
+            compare(app, targets.objects, live, project, settings, instance=instance)
+        )
         types = tuple(targets.source_types)
         self._memo.put(run.ref, memo_key, Remembered(summary, types))
         return _Verdict(summary, revisions, types)
@@ -291,7 +294,8 @@ class CompareWorker:
         return _Verdict(self._unknown(run.app, live, problem), revisions)
 
     def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
-        return summarize(unknown_comparison(app, live, problem, self._base))
+        instance = self._rt.instance_name(app)
+        return summarize(unknown_comparison(app, live, problem, self._base, instance=instance))
 
     async def _conclude(self, run: _Run, verdict: _Verdict) -> None:
         """Decide auto-sync, write the status forward, and act only if it landed."""

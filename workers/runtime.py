@@ -15,12 +15,14 @@ from app.bus import connection as bus_connection
 from app.bus import topology
 from app.bus.connection import Bus
 from app.cluster import Cluster, ClusterSettings, load_in_cluster, load_kubeconfig
+from app.engine.instance_names import instance_name
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.store import connection as store_connection
 from app.store.apps import AppRegistry
 from app.store.connection import Redis
 from app.store.history import HistoryStore
+from app.store.keys import AppIdentity
 from app.store.livecache import LiveCache
 from app.store.manifests import ManifestCache, ManifestCacheSettings
 from app.store.operations import OperationStore
@@ -52,6 +54,12 @@ class Runtime:
     @property
     def control_plane(self) -> Cluster:
         return self.clusters.control_plane
+
+    def instance_name(self, app: AppIdentity) -> str:
+        """The name `app` goes by on the objects it tracks (plain in the control namespace)."""
+        return instance_name(
+            app.namespace, app.name, control_namespace=self.settings.control_plane.namespace
+        )
 
     @classmethod
     @contextlib.asynccontextmanager

@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from app import log
 from app.engine import project as proj
 from app.engine.diff import DiffMode, DiffResult, diff_resource, render_diff
 from app.engine.diff.resource import server_side
@@ -75,8 +74,6 @@ from app.model.status import (
     ResourceStatus,
 )
 from app.model.sync import SyncStatusCode
-
-logger = log.get("compare")
 
 IGNORE_EXTRANEOUS = "IgnoreExtraneous"
 SERVER_SIDE_DIFF = "ServerSideDiff=true"
@@ -239,6 +236,8 @@ class _Context:
     server_side_diff: bool
     assess_health: Callable[[KubeObject], HealthStatus | None]
     predictions: Mapping[ResourceKey, KubeObject]
+    instance: str
+    """The name the app goes by on its objects (app.engine.instance_names)."""
     conditions: list[ApplicationCondition] = field(default_factory=list)
 
 
@@ -260,7 +259,7 @@ def _prepare_targets(targets: Sequence[KubeObject], ctx: _Context) -> dict[Resou
         counts[key] = counts.get(key, 0) + 1
         prepared.pop(key, None)
         prepared[key] = set_tracking(
-            placed, app=ctx.app.name, method=ctx.settings.tracking, default_namespace=dest.namespace
+            placed, app=ctx.instance, method=ctx.settings.tracking, default_namespace=dest.namespace
         )
     for key, count in counts.items():
         if count > 1:
@@ -387,18 +386,23 @@ def compare(
     *,
     assess_health: Callable[[KubeObject], HealthStatus | None] = assess,
     server_side_predictions: Mapping[ResourceKey, KubeObject] | None = None,
+    instance: str = "",
 ) -> ComparisonResult:
     """Compare `app`'s targets with its live objects (see the module docstring).
 
     `live` may be the app's managed set or any superset (the cluster cache); the managed
     set is selected here. `server_side_predictions` holds server dry-run apply results by
-    key, for apps diffed server-side.
+    key, for apps diffed server-side. `instance` is the name the app goes by on its objects
+    (`<namespace>_<name>` outside the control-plane namespace); empty means `app.name`.
     """
     live_list = list(live)
+    instance = instance or app.name
     try:
         rules = compile_ignore_rules(app.spec.ignore_differences, settings.ignore_differences)
     except SpecError as e:
-        return unknown_comparison(app, live_list, f"invalid ignoreDifferences: {e}", settings)
+        return unknown_comparison(
+            app, live_list, f"invalid ignoreDifferences: {e}", settings, instance=instance
+        )
     app_options = OptionScopes(parse_app_options(app.spec.sync_options))
     ctx = _Context(
         app=app,
@@ -411,19 +415,20 @@ def compare(
         or SERVER_SIDE_DIFF in csv_values(app.metadata.annotations.get(ann.COMPARE_OPTIONS, "")),
         assess_health=assess_health,
         predictions=server_side_predictions or {},
+        instance=instance,
     )
     prepared = _prepare_targets(targets, ctx)
-    managed = select_managed(live_list, prepared, app=app.name, method=settings.tracking)
+    managed = select_managed(live_list, prepared, app=instance, method=settings.tracking)
     resources: list[ResourceComparison] = []
     effects: set[SyncStatusCode] = set()
     for key in [*prepared, *sorted(k for k in managed if k not in prepared)]:
         live_obj = managed.get(key)
         owner = owning_app(live_obj, settings.tracking) if live_obj is not None else None
-        if key in prepared and owner is not None and owner != app.name:
+        if key in prepared and owner is not None and owner != instance:
             ctx.conditions.append(
                 _condition(
                     CONDITION_SHARED_RESOURCE_WARNING,
-                    f"{key.kind}/{key.name} is part of applications {app.name} and {owner}",
+                    f"{key.kind}/{key.name} is part of applications {instance} and {owner}",
                 )
             )
         comparison, effect = _compare_one(key, prepared.get(key), live_obj, ctx)
@@ -439,15 +444,6 @@ def compare(
         SyncStatusCode.SYNCED,
     )
     health = _health(resources, app)
-    logger.info(
-        "compared",
-        app=app.name,
-        sync_status=sync_status.value,
-        health=health.status.value,
-        resources=len(resources),
-        out_of_sync=sum(r.status is SyncStatusCode.OUT_OF_SYNC for r in resources),
-        conditions=len(ctx.conditions),
-    )
     return ComparisonResult(sync_status, tuple(resources), health, tuple(ctx.conditions))
 
 
@@ -456,9 +452,11 @@ def unknown_comparison(
     live: Iterable[KubeObject],
     message: str,
     settings: CompareSettings,
+    *,
+    instance: str = "",
 ) -> ComparisonResult:
     """Every managed resource and the app Unknown, e.g. when rendering failed."""
-    managed = select_managed(live, (), app=app.name, method=settings.tracking)
+    managed = select_managed(live, (), app=instance or app.name, method=settings.tracking)
     resources = tuple(
         ResourceComparison(
             key=key,
@@ -471,7 +469,6 @@ def unknown_comparison(
         )
         for key, obj in sorted(managed.items())
     )
-    logger.info("comparison failed", app=app.name, reason=redact_text(message))
     return ComparisonResult(
         SyncStatusCode.UNKNOWN,
         resources,

@@ -90,6 +90,8 @@ def _lazy_modified(
     live: Iterable[KubeObject],
     project: AppProject,
     settings: CompareSettings,
+    *,
+    instance: str,
 ) -> Callable[[ResourceKey], bool | None]:
     """The compare engine's Modified verdict per key, computed on the first question only."""
     verdicts: dict[ResourceKey, bool] | None = None
@@ -97,7 +99,7 @@ def _lazy_modified(
     def modified(key: ResourceKey) -> bool | None:
         nonlocal verdicts
         if verdicts is None:
-            result = compare(app, manifests, list(live), project, settings)
+            result = compare(app, manifests, list(live), project, settings, instance=instance)
             verdicts = {r.key: r.modified for r in result.resources}
         return verdicts.get(key)
 
@@ -216,6 +218,7 @@ class Planner:
                         snapshot.objects.values(),
                         project,
                         CompareSettings(tracking=method, scopes=scopes),
+                        instance=name,
                     ),
                     namespace_live=namespace_live,
                     project=_project_check(project, app),

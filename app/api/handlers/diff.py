@@ -81,7 +81,9 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
         tracking=rt.settings.tracking_method,
         scopes={(t.group, t.kind): t.namespaced for t in index.resources},
     )
-    result = compare(app, targets, live.objects.values(), project, settings)
+    result = compare(
+        app, targets, live.objects.values(), project, settings, instance=rt.instance_name(app)
+    )
     items = [
         ResourceDiff(
             group=r.key.group,

@@ -484,3 +484,17 @@ def test_compare_never_modifies_its_inputs() -> None:
     before = copy.deepcopy((targets, live))
     run(targets, live, app=app)
     assert (targets, live) == before
+
+
+def test_an_app_outside_the_control_namespace_owns_objects_by_its_instance_name() -> None:
+    ours = tracked(deployment("old"), app="team-a_guestbook")
+    namesake = tracked(deployment("other"), app="guestbook")
+    result = compare(
+        application(),
+        [],
+        [ours, namesake],
+        AppProject.default(),
+        CompareSettings(),
+        instance="team-a_guestbook",
+    )
+    assert [(r.key.name, r.requires_pruning) for r in result.resources] == [("old", True)]
