@@ -61,11 +61,19 @@ class HookWorker:
         await self._stage.stop()
 
     async def handle(self, message: HookRequest, _pending: Pending) -> None:
-        """Perform the hook step `message` names, or repeat its follow-up."""
-        rt, ref = self._rt, message.app
+        """Perform the hook step `message` names, or repeat its follow-up; the run is
+        marked in the log by `hooks.step_started` and `hooks.step_ended`."""
         ctx = OperationContext(
-            self._services, ref, message.operation, self.name, origin=message.step
+            self._services, message.app, message.operation, self.name, origin=message.step
         )
+        ctx.log.info("hooks.step_started", step=message.step)
+        try:
+            await self._handle(ctx, message)
+        finally:
+            ctx.log.info("hooks.step_ended", step=message.step)
+
+    async def _handle(self, ctx: OperationContext, message: HookRequest) -> None:
+        rt, ref = self._rt, message.app
         record = await rt.operations.load_sync(ref)
         came = arrival(record, message.operation, message.step)
         state: SyncState | None = None

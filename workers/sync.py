@@ -119,11 +119,28 @@ class SyncWorker:
         await self._stage.stop()
 
     async def handle(self, message: SyncStep, _pending: Pending) -> None:
-        """Take the step `message` asks for (and the ones due right after it)."""
-        rt, ref = self._rt, message.app
+        """Take the step `message` asks for (and the ones due right after it).
+
+        `sync.step_started` and `sync.step_ended` mark the run in the log with app,
+        operation, step and time, so runs of one app can be checked across replicas:
+        no two overlap.
+        """
         ctx = OperationContext(
-            self._services, ref, message.operation, self.name, origin=message.step, inline=True
+            self._services,
+            message.app,
+            message.operation,
+            self.name,
+            origin=message.step,
+            inline=True,
         )
+        ctx.log.info("sync.step_started", step=message.step)
+        try:
+            await self._handle(ctx, message)
+        finally:
+            ctx.log.info("sync.step_ended", step=message.step)
+
+    async def _handle(self, ctx: OperationContext, message: SyncStep) -> None:
+        rt, ref = self._rt, message.app
         record = await rt.operations.load_sync(ref)
         came = arrival(record, message.operation, message.step)
         if came is Arrival.STALE or record is None:
