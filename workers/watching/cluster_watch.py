@@ -67,12 +67,15 @@ class ClusterWatch:
 
     # What the flusher and the control plane read.
 
-    def tracked(self, ref: AppRef) -> list[KubeObject]:
+    def tracked(self, ref: AppRef) -> list[KubeObject] | None:
+        """The objects the app tracks; None while the directory does not know the app yet
+        (its tracking name is unknown, so "nothing" would be a guess)."""
         name = self._directory.name_of(ref)
-        return self._index.tracked(name) if name is not None else []
+        return self._index.tracked(name) if name is not None else None
 
     def tree(self, ref: AppRef) -> ResourceTree:
-        return resource_tree(self.tracked(ref), self._index.children, self._index.health_of)
+        tracked = self.tracked(ref) or []
+        return resource_tree(tracked, self._index.children, self._index.health_of)
 
     def deploys_here(self, app: Application) -> bool:
         return self._directory.cluster_of(app) is self.cluster

@@ -106,7 +106,7 @@ class Deleter:
         if not watch.synced.is_set():
             logger.info("cascade.waiting", app=str(ref), reason="the cluster is being listed")
             return
-        step = cascade_step(deleting.app, watch.tracked(ref))
+        step = cascade_step(deleting.app, watch.tracked(ref) or [])
         try:
             await asyncio.gather(*(self._delete(watch.cluster, obj, step) for obj in step.delete))
             await app_patches.clear_condition(self._control_plane, deleting.obj, DELETION_ERROR)

@@ -87,8 +87,9 @@ class AppDirectory:
             listener.app_upserted(ref, app)
 
     def remove(self, ref: AppRef) -> None:
-        if self._apps.pop(ref, None) is None:
-            return
+        """Forget an app; listeners hear of it even if it was only registered in Redis (an
+        app deleted while no watcher ran), so they can drop what they hold for it."""
+        self._apps.pop(ref, None)
         self._forget_name(ref)
         for listener in list(self._listeners):
             listener.app_removed(ref)

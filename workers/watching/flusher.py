@@ -6,7 +6,8 @@ a quiet cluster's change goes out at once and a busy one's in few round trips:
 
 1. apps gone: live cache marked COLD, tree deleted;
 2. apps to warm: `LiveCache.replace` with every object the app tracks, read from the
-   index at that moment (so it is never older than the changes recorded after it);
+   index at that moment (so it is never older than the changes recorded after it); an
+   app the directory does not know yet is left COLD (warmed when it becomes known);
 3. object changes of warm apps: one Redis pipeline of HSET/HDEL on the live cache
    (each object encoded once per batch however often it changed);
 4. refreshes: at most one per app per `refresh_window`, merged by level; for each app
@@ -55,7 +56,9 @@ WAKE_REASON = "cluster changed"
 class Sources(Protocol):
     """What the flusher reads from the watch at the moment it writes."""
 
-    def tracked(self, ref: AppRef) -> list[KubeObject]: ...
+    def tracked(self, ref: AppRef) -> list[KubeObject] | None:
+        """Every object the app tracks; None if the app is not known (yet)."""
+        ...
 
     def tree(self, ref: AppRef) -> ResourceTree: ...
 
@@ -212,6 +215,8 @@ class Flusher:
         async def warm(ref: AppRef) -> None:
             self._live.pop(ref, None)
             objects = self._sources.tracked(ref)
+            if objects is None:
+                return
             self.warmed.add(ref)
             try:
                 await self._rt.live.replace(ref, objects)

@@ -8,7 +8,9 @@ from tests.integration.workers.watcher.conftest import (
     Published,
     Starter,
     application,
+    config_map,
     kubectl_apply,
+    tracked,
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
@@ -61,3 +63,22 @@ async def test_a_standby_takes_over_when_the_leaders_lease_expires(
     await eventually(
         lambda: registered(runtime, "web"), what="the app registered by the new leader"
     )
+
+
+async def test_a_new_leader_rebuilds_every_live_cache_from_its_own_lists(
+    runtime: Runtime, start_watcher: Starter, kubectl: Kubectl
+) -> None:
+    web = AppRef(NAMESPACE, "web")
+    await kubectl_apply(kubectl, application("web"))
+    await runtime.control_plane.create(tracked(config_map("cfg")))
+    first = await start_watcher()
+
+    async def cached() -> list[str]:
+        snapshot = await runtime.live.read(web)
+        return [k.name for k in snapshot.objects] if snapshot.warm else []
+
+    assert await eventually(cached, what="the first leader's cache") == ["cfg"]
+    await first.stop()
+    assert not (await runtime.live.read(web)).warm, "a cache nobody keeps stayed warm"
+    await start_watcher()
+    assert await eventually(cached, what="the second leader's cache") == ["cfg"]
