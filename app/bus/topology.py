@@ -123,6 +123,15 @@ _STREAM_FIELDS = (
 )
 
 
+def _differs(current: StreamConfig, wanted: StreamConfig, name: str) -> bool:
+    """Whether the field differs; an unset flag equals false (the server reports a flag
+    it was never given as false, and one asked for as unset must not update every start)."""
+    have, want = getattr(current, name), getattr(wanted, name)
+    if isinstance(have, bool) or isinstance(want, bool):
+        return bool(have) != bool(want)
+    return bool(have != want)
+
+
 async def ensure(bus: Bus, settings: TopologySettings | None = None) -> None:
     """Create or update both streams and every work consumer to match `settings`."""
     settings = settings or TopologySettings()
@@ -151,7 +160,7 @@ async def _ensure_stream(bus: Bus, config: StreamConfig, where: str) -> None:
             await bus.js.add_stream(config)
             logger.info("stream.created", stream=name, url=where)
             return
-        changed = [f for f in _STREAM_FIELDS if getattr(current, f) != getattr(config, f)]
+        changed = [f for f in _STREAM_FIELDS if _differs(current, config, f)]
         if changed:
             await bus.js.update_stream(config)
             logger.info("stream.updated", stream=name, fields=changed, url=where)

@@ -1,5 +1,6 @@
 """Streams and consumers are created idempotently, as the design describes, and follow settings."""
 
+import structlog.testing
 from nats.js.api import AckPolicy, DiscardPolicy, RetentionPolicy, StorageType
 
 from app.bus import subjects, topology
@@ -36,7 +37,9 @@ async def test_one_durable_pull_consumer_per_kind_of_work(bus: Bus) -> None:
 async def test_ensure_twice_changes_nothing(bus: Bus) -> None:
     await topology.ensure(bus)
     before = await bus.js.stream_info(subjects.WORK_STREAM)
-    await topology.ensure(bus)
+    with structlog.testing.capture_logs() as logs:
+        await topology.ensure(bus)
+    assert [e for e in logs if e["event"] == "stream.updated"] == [], "no stream updated again"
     after = await bus.js.stream_info(subjects.WORK_STREAM)
     assert after.created == before.created
     assert after.config == before.config
