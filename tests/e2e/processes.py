@@ -86,12 +86,12 @@ class Processes:
         await eventually(running, timeout=timeout, interval=0.1, what=f"worker {name}-{replica}")
         return started
 
-    def records(self, name: str | None = None) -> Iterator[tuple[Replica, dict[str, Any]]]:
-        """(replica, record) of every log line of the workers called `name` (None: all)."""
+    def named(self, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """("<name>-<replica>", record) of every log line of the workers called `name`."""
         for replica in self.replicas:
-            if name is None or replica.name == name:
+            if replica.name == name:
                 for record in read_log(replica.log):
-                    yield replica, record
+                    yield f"{replica.name}-{replica.replica}", record
 
     async def close(self) -> None:
         """SIGTERM every process, SIGKILL what is still running after the deadline, reap all."""
