@@ -5,7 +5,8 @@ tries to take `lease:<stage>:<app>`, in one Lua step:
 
     offer      merge level into pending (max wins; the payload of the highest, newest on a
                tie); SET lease NX PX. Lease taken -> this message's delivery becomes the
-               holder. Not taken -> the holder will see the level in pending; the message
+               holder and takes the work at once (as `take` does: one round trip, not
+               two). Not taken -> the holder will see the level in pending; the message
                is done (its consumer acks it).
     take       holder only: pending becomes inflight (what this run is doing).
     finish     holder only: inflight is done; release the lease if nothing is pending,
@@ -83,13 +84,13 @@ if level >= tonumber(redis.call('HGET', KEYS[1], 'level') or '-1') then
   redis.call('HSET', KEYS[1], 'level', level, 'payload', ARGV[2])
 end
 redis.call('HINCRBY', KEYS[1], 'count', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if not redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
   return 0
 end
 merge(KEYS[2], KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1
+redis.call('RENAME', KEYS[1], KEYS[2])
+return redis.call('HMGET', KEYS[2], 'level', 'count', 'payload')
 """
 )
 
@@ -200,16 +201,15 @@ class Coalescer:
         ]
         token = new_token()
         pending_ms = int(self._settings.pending_ttl * 1000)
-        taken = await self._offer(
+        reply = await self._offer(
             keys=names, args=[int(level), payload, token, self._lease_ms, pending_ms]
         )
-        if not taken:
+        if not reply:
             return 0  # coalesced: the holder's next run counts it (`requests` in work.run)
         keeper = asyncio.create_task(self._keep(names[2], token, name), name=f"lease:{names[2]}")
         runs, dropped = 0, None
         try:
             while True:
-                reply = await self._take(keys=names, args=[token, self._lease_ms])
                 if reply is None:
                     raise LeaseLost(f"{self.stage} lease of {name} was lost before its next run")
                 if reply:
@@ -226,6 +226,7 @@ class Coalescer:
                     raise LeaseLost(f"{self.stage} lease of {name} expired while its handler ran")
                 if more == 0:
                     break
+                reply = await self._take(keys=names, args=[token, self._lease_ms])
         except BaseException:
             await self._hand_back(names, token, pending_ms)
             raise
