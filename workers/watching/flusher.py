@@ -8,8 +8,8 @@ a quiet cluster's change goes out at once and a busy one's in few round trips:
 2. apps to warm: `LiveCache.replace` with every object the app tracks, read from the
    index at that moment (so it is never older than the changes recorded after it); an
    app the directory does not know yet is left COLD (warmed when it becomes known);
-3. object changes of warm apps: one Redis pipeline of HSET/HDEL on the live cache
-   (each object encoded once per batch however often it changed);
+3. object changes of warm apps: one Redis pipeline, one HSET and one HDEL per app, on
+   the live cache (each object encoded once per batch however often it changed);
 4. refreshes: at most one per app per `refresh_window`, merged by level; for each app
    whose operation is running, a SyncStep for its current step ("cluster changed") wakes
    a waiting step (de-duplicated per step by the bus);
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import redis.exceptions
+from redis.typing import EncodableT, FieldT
 
 from app import log
 from app.bus.errors import BusError
@@ -243,20 +244,26 @@ class Flusher:
         try:
             pipe = self._rt.redis.pipeline(transaction=False)
             for ref, changes in batch.items():
-                hash_key = keys.live(ref)
+                written: dict[FieldT, EncodableT] = {}
+                deleted: list[str] = []
                 for key, obj in changes.items():
                     if obj is None:
-                        pipe.hdel(hash_key, str(key))
-                    else:
-                        try:
-                            data = dumps(obj, what=f"live object {key}", limit=MAX_OBJECT_BYTES)
-                        except StoreError as e:
-                            unstorable[ref] = str(e)
-                            continue
-                        pipe.hset(hash_key, str(key), data)
-                    commands += 1
-                    if commands % PIPELINE_COMMANDS == 0:
-                        await pipe.execute()
+                        deleted.append(str(key))
+                        continue
+                    try:
+                        written[str(key)] = dumps(
+                            obj, what=f"live object {key}", limit=MAX_OBJECT_BYTES
+                        )
+                    except StoreError as e:
+                        unstorable[ref] = str(e)
+                if written:
+                    pipe.hset(keys.live(ref), mapping=written)
+                if deleted:
+                    pipe.hdel(keys.live(ref), *deleted)
+                commands += bool(written) + bool(deleted)
+                if commands >= PIPELINE_COMMANDS:
+                    await pipe.execute()
+                    commands = 0
             await pipe.execute()
         except FAILURES:
             for ref in batch:

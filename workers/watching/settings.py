@@ -25,8 +25,9 @@ class WatcherSettings:
     over at most this long after a leader died, at once after one stopped cleanly."""
     refresh_window: float = 0.1
     """At most one refresh, and one sync wake-up, per app per this many seconds."""
-    tree_interval: float = 0.25
-    """An app's resource tree is written at most once per this many seconds."""
+    tree_interval: float = 1.0
+    """An app's resource tree is written at most once per this many seconds (the tree is
+    for people; health decisions read the live objects)."""
     retry_delay: float = 1.0
     """Seconds before a batch that failed (Redis or NATS unavailable) is tried again."""
     concurrency: int = 32
