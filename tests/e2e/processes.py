@@ -57,7 +57,7 @@ class Processes:
         self.log_dir = log_dir
         self.replicas: list[Replica] = []
 
-    async def start(self, name: str, replica: int, *, timeout: float = 60.0) -> Replica:
+    async def start(self, name: str, replica: int, *, timeout: float = 90.0) -> Replica:
         """Start `sluice worker <name>` and wait until it runs."""
         log = self.log_dir / f"{name}-{replica}.log"
         env = self._env | {"SLUICE_STATE_DIR": str(self.log_dir / f"state-{name}-{replica}")}

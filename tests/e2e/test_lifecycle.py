@@ -16,6 +16,8 @@ from tests.e2e.pipeline import Pipeline, operation_done, resource
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 
+pytestmark = pytest.mark.kubectl
+
 NAMESPACE = "shop"
 
 

@@ -13,6 +13,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
@@ -26,6 +28,8 @@ from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 from workers import registry
 from workers.runtime import Runtime
+
+pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(300)]
 
 APPS = 50
 REPLICAS = 3

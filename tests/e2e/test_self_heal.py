@@ -23,6 +23,8 @@ from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 from workers.settings import Settings
 
+pytestmark = pytest.mark.kubectl
+
 NAMESPACE = "shop"
 IMAGE = "nginx:1.27"
 SELF_HEAL_TIMEOUT = 1.0

@@ -10,8 +10,12 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from app import examples
 from tests.e2e.processes import REPO, SLUICE
+
+pytestmark = pytest.mark.slow
 
 WITHIN = 30.0
 """Seconds `sluice up` may take to bring the examples to Synced + Healthy."""

@@ -23,6 +23,8 @@ from tests.support.gitrepo import GitRepo
 from workers.runtime import Runtime
 from workers.settings import Settings
 
+pytestmark = pytest.mark.kubectl
+
 SECRET = "e2e-webhook-secret"
 NAMESPACE = "shop"
 
