@@ -61,45 +61,58 @@ async def test_a_new_app_syncs_and_an_image_change_rolls_out(
     assert [h["revision"] for h in status["history"]] == [first, second]
 
 
-@pytest.mark.parametrize("prune", [True, False], ids=["prune-on-deletes", "prune-off-keeps"])
-async def test_a_removed_resource_is_pruned_only_with_prune_on(
-    pipeline: Pipeline, git_repo: GitRepo, prune: bool
-) -> None:
-    first = git_repo.commit(web())
+async def deploy_web(pipeline: Pipeline, git_repo: GitRepo, *, prune: bool) -> str:
+    """Commit the app, apply its Application with automated sync, wait for it; the commit."""
+    commit = git_repo.commit(web())
+    automated = {"prune": prune}
     await pipeline.apply(
-        application(
-            "web", git_repo.url, path="deploy", namespace=NAMESPACE, automated={"prune": prune}
-        )
+        application("web", git_repo.url, path="deploy", namespace=NAMESPACE, automated=automated)
     )
-    await pipeline.wait_synced("web", first)
+    await pipeline.wait_synced("web", commit)
+    return commit
+
+
+async def test_with_prune_on_a_removed_resource_is_pruned(
+    pipeline: Pipeline, git_repo: GitRepo
+) -> None:
+    await deploy_web(pipeline, git_repo, prune=True)
 
     second = git_repo.commit({"deploy/config.yaml": None})
 
-    if prune:
-        status = await pipeline.wait_synced("web", second)
-        assert resource(status, "ConfigMap", "web-config") is None
-        assert await pipeline.live("v1", "ConfigMap", "web-config", NAMESPACE) is None
-        results = status["operationState"]["syncResult"]["resources"]
-        assert {"kind": "ConfigMap", "name": "web-config", "status": "Pruned"}.items() <= next(
-            r for r in results if r["name"] == "web-config"
-        ).items()
-        return
+    status = await pipeline.wait_synced("web", second)
+    assert resource(status, "ConfigMap", "web-config") is None
+    assert await pipeline.live("v1", "ConfigMap", "web-config", NAMESPACE) is None
+    results = status["operationState"]["syncResult"]["resources"]
+    pruned = next(r for r in results if r["name"] == "web-config")
+    assert (pruned["kind"], pruned["status"]) == ("ConfigMap", "Pruned")
+
+
+async def test_with_prune_off_a_removed_resource_stays_and_the_app_is_out_of_sync(
+    pipeline: Pipeline, git_repo: GitRepo
+) -> None:
+    first = await deploy_web(pipeline, git_repo, prune=False)
+
+    second = git_repo.commit({"deploy/config.yaml": None})
 
     def needs_pruning(status: dict[str, Any]) -> bool:
         sync = status.get("sync") or {}
-        entry = resource(status, "ConfigMap", "web-config")
+        entry = resource(status, "ConfigMap", "web-config") or {}
         return (
             sync.get("status") == "OutOfSync"
             and sync.get("revision") == second
-            and entry is not None
             and entry.get("requiresPruning") is True
         )
 
     await pipeline.wait_status("web", needs_pruning, what="OutOfSync, web-config to prune")
+    reason = (
+        "Skipping auto-sync: need to prune extra resources only but automated prune is disabled"
+    )
 
     async def skipped() -> bool:
         return any(
-            kind is EventType.AUTO_SYNC_SKIPPED and second in data.get("revision", "")
+            kind is EventType.AUTO_SYNC_SKIPPED
+            and data.get("reason") == reason
+            and data.get("revision") == second
             for kind, data in await pipeline.events("web")
         )
 
@@ -113,13 +126,7 @@ async def test_a_removed_resource_is_pruned_only_with_prune_on(
 async def test_an_emptied_directory_never_wipes_the_app(
     pipeline: Pipeline, git_repo: GitRepo
 ) -> None:
-    first = git_repo.commit(web())
-    await pipeline.apply(
-        application(
-            "web", git_repo.url, path="deploy", namespace=NAMESPACE, automated={"prune": True}
-        )
-    )
-    await pipeline.wait_synced("web", first)
+    first = await deploy_web(pipeline, git_repo, prune=True)
 
     emptied = git_repo.commit(
         {"deploy/web.yaml": None, "deploy/config.yaml": None, "deploy/README.md": "moved away\n"}
