@@ -14,11 +14,13 @@ RSS is each worker process's high-water mark, added up.
 
 import argparse
 import asyncio
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from app import log
+from bench.support import status
 from bench.support.figures import Line, report
 from bench.support.fleet import WORKERS, Fleet, FleetOptions
 from bench.support.processes import Usage
@@ -90,6 +92,8 @@ class Deployed:
     after: dict[str, Usage]
     requests: dict[str, int]
     """Requests the local cluster served during the deployment, by verb."""
+    comparisons: list[int]
+    """Comparisons stored per app by the time all were Synced + Healthy."""
 
 
 async def run(options: FleetOptions) -> Deployed:
@@ -97,12 +101,19 @@ async def run(options: FleetOptions) -> Deployed:
         before, counts = fleet.usage(), await fleet.request_counts()
         seconds = await fleet.deploy()
         after = fleet.usage()
-        return Deployed(seconds, before, after, difference(counts, await fleet.request_counts()))
+        requests = difference(counts, await fleet.request_counts())
+        states = await status.read(fleet.runtime.redis, fleet.apps)
+        return Deployed(seconds, before, after, requests, [s.seq for s in states.values()])
 
 
 def difference(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     """Requests by verb between two readings of the local cluster's counts."""
     return {verb: n - before.get(verb, 0) for verb, n in after.items() if n != before.get(verb, 0)}
+
+
+def comparisons(seqs: list[int]) -> str:
+    """Mean and largest number of comparisons stored per app."""
+    return f"{statistics.mean(seqs):.1f} on average, at most {max(seqs)}"
 
 
 def verbs(requests: dict[str, int]) -> str:
@@ -132,6 +143,7 @@ def main(argv: list[str]) -> int:
             Line("worker CPU", f"{workers:.1f} s ({workers / seconds:.2f} cores)"),
             Line("worker peak RSS", f"{rss} MiB (sum of the worker processes)"),
             Line("cluster requests", verbs(result.requests)),
+            Line("comparisons per app", comparisons(result.comparisons)),
             Line("by process", ""),
             *usage_lines(before, after),
         ],
