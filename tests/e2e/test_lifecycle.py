@@ -19,6 +19,13 @@ from tests.support.waiting import eventually
 pytestmark = pytest.mark.kubectl
 
 NAMESPACE = "shop"
+CYCLE_EVENTS = (
+    EventType.OUT_OF_SYNC,
+    EventType.OPERATION_STARTED,
+    EventType.OPERATION_SUCCEEDED,
+    EventType.SYNCED,
+)
+"""What the event stream tells of each commit an automated app syncs, in this order."""
 
 
 def web(image: str = "nginx:1.27") -> dict[str, str]:
@@ -59,6 +66,14 @@ async def test_a_new_app_syncs_and_an_image_change_rolls_out(
     live = await pipeline.live("apps/v1", "Deployment", "web", NAMESPACE)
     assert image_of(live) == "nginx:1.28"
     assert [h["revision"] for h in status["history"]] == [first, second]
+    told = [
+        (kind.value, data["revision"])
+        for kind, data in await pipeline.events("web")
+        if kind in CYCLE_EVENTS
+    ]
+    assert told == [(e.value, first) for e in CYCLE_EVENTS] + [
+        (e.value, second) for e in CYCLE_EVENTS
+    ]
 
 
 async def deploy_web(pipeline: Pipeline, git_repo: GitRepo, *, prune: bool) -> str:
