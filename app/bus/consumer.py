@@ -131,7 +131,11 @@ class Consumer(Generic[M]):
         self._stopping.set()
         self._slot_freed.set()
         if self._loop is not None:
-            await self._loop
+            # A pull waiting for messages ends now rather than after fetch_wait; a message
+            # the server sent in the same instant is redelivered after ack_wait.
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
         if self._running:
             _, late = await asyncio.wait(self._running, timeout=self._settings.drain_timeout)
             for task in late:
