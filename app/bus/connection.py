@@ -60,8 +60,14 @@ async def connect(settings: NatsSettings) -> Bus:
     async def on_error(e: Exception) -> None:
         log_.warning("nats.error", error=str(e) or type(e).__name__)
 
+    connected: list[Client] = []
+
     async def on_disconnected() -> None:
-        log_.warning("nats.disconnected")
+        closing = any(c.is_draining or c.is_closed for c in connected)
+        if closing:
+            log_.info("nats.closed")
+        else:
+            log_.warning("nats.disconnected")
 
     async def on_reconnected() -> None:
         log_.info("nats.reconnected")
@@ -87,6 +93,7 @@ async def connect(settings: NatsSettings) -> Bus:
             f"({type(e).__name__}: {redact_text(str(e))}); "
             f"start it (`sluice up` embeds one) or set NATS_URL"
         ) from None
+    connected.append(client)
     bus = Bus(client, settings)
     try:
         check_version(bus.server_version, where)
