@@ -373,8 +373,10 @@ class CompareWorker:
             when = run.now + dt.timedelta(seconds=decision.recheck_after)
             request = RefreshRequest(ref, decision.recheck_level, "self-heal backoff elapsed")
             await schedules.schedule(rt.bus, schedules.SELFHEAL, request, when)
-        elif decision.outcome is AutoSyncOutcome.SKIPPED and not run.marks.same_reason(
-            decision.reason
+        elif (
+            decision.outcome is AutoSyncOutcome.SKIPPED
+            and decision.notable
+            and not run.marks.same_reason(decision.reason)
         ):
             data = {"reason": decision.reason, "revision": ", ".join(revisions)}
             await events.emit(rt.bus, ref, EventType.AUTO_SYNC_SKIPPED, data, component="compare")

@@ -67,6 +67,9 @@ class AutoSyncDecision:
     event: str = ""
     recheck_after: float = 0.0
     recheck_level: RefreshLevel = RefreshLevel.LATEST
+    notable: bool = True
+    """Worth telling subscribers: False for the routine skips (nothing to sync, or an
+    operation already running), which would otherwise follow every sync as noise."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,10 @@ def _finished_at(state: OperationState) -> datetime | None:
         return None
 
 
-def _skip(reason: str) -> AutoSyncDecision:
-    return AutoSyncDecision(AutoSyncOutcome.SKIPPED, f"Skipping auto-sync: {reason}")
+def _skip(reason: str, *, notable: bool = True) -> AutoSyncDecision:
+    return AutoSyncDecision(
+        AutoSyncOutcome.SKIPPED, f"Skipping auto-sync: {reason}", notable=notable
+    )
 
 
 def decide_auto_sync(
@@ -134,14 +139,14 @@ def decide_auto_sync(
     policy = app.spec.sync_policy
     automated = app.spec.automated
     if policy is None or automated is None:
-        return AutoSyncDecision(AutoSyncOutcome.DISABLED, "auto-sync is not enabled")
+        return AutoSyncDecision(AutoSyncOutcome.DISABLED, "auto-sync is not enabled", notable=False)
     state = app.status.operation_state
     if app.operation is not None or (state is not None and not state.phase.completed):
-        return _skip("another operation is in progress")
+        return _skip("another operation is in progress", notable=False)
     if app.metadata.deletion_timestamp:
         return _skip("deletion in progress")
     if compared.status is not SyncStatusCode.OUT_OF_SYNC:
-        return _skip(f"application status is {compared.status.value}")
+        return _skip(f"application status is {compared.status.value}", notable=False)
     resources = compared.resources
     if not automated.prune and all(
         r.status is SyncStatusCode.SYNCED or r.requires_pruning for r in resources

@@ -282,3 +282,22 @@ def test_multi_source_revisions_are_listed() -> None:
     assert decide_auto_sync(app, wipe, NOW).sync_error.startswith(
         "Skipping sync attempt to [r1 r2]"
     )
+
+
+ROUTINE = {
+    "no-automated-policy",
+    "automated-enabled-false",
+    "operation-in-progress",
+    "retrying-operation-in-progress",
+    "already-synced",
+    "status-unknown",
+}
+
+
+@pytest.mark.parametrize(("app", "state"), [c[1:3] for c in SKIPS], ids=[c[0] for c in SKIPS])
+def test_only_skips_that_explain_an_unsynced_app_are_notable(
+    request: pytest.FixtureRequest, app: Application | str, state: ComparedState
+) -> None:
+    case = request.node.callspec.id
+    decision = decide_auto_sync(resolve(app), state, NOW)
+    assert decision.notable is (case not in ROUTINE)
