@@ -6,7 +6,8 @@ control-plane namespace. Events are handled in order, one at a time; for each
 Application:
 
 - it does not parse → log the field, show InvalidSpecError on its status, change nothing
-  else (the registry keeps the last version that parsed);
+  else (the registry keeps the last version that parsed); the condition is removed when a
+  version parses again;
 - else → registry (`AppRegistry.put`), the directory (destination watches warm its live
   cache), and one refresh for what changed (`app.engine.refresh_triggers`: created or spec
   changed → force; the refresh annotation → force or latest, then the annotation is
@@ -51,6 +52,7 @@ from app.model.resource import KubeObject, metadata
 from workers.operations import start_operation
 from workers.runtime import Runtime
 from workers.watching import app_patches
+from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.deletion import Deleter
 from workers.watching.directory import AppDirectory
 from workers.watching.flusher import FAILURES
@@ -116,6 +118,7 @@ class ControlPlane:
                     await self._retrying("registry", self._unregister_missing)
                 else:
                     await self._retrying(_name(event.object), lambda e=event: self._on_app(e))
+                stop_if_cancelled()
 
     async def _watch_projects(self) -> None:
         watch = self._rt.control_plane.watch(
@@ -125,11 +128,13 @@ class ControlPlane:
             async for event in events:
                 if isinstance(event, WatchEvent):
                     await self._retrying(_name(event.object), lambda e=event: self._on_project(e))
+                stop_if_cancelled()
 
     async def _retrying(self, what: str, handle: Any) -> None:
         """Handle one event; a failure (Redis, NATS or the cluster unreachable) is retried
         after `retry_delay`, so no event is lost while a dependency blinks."""
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            stop_if_cancelled()
             try:
                 await handle()
                 return
@@ -172,6 +177,9 @@ class ControlPlane:
             await app_patches.set_condition(self._rt.control_plane, obj, INVALID_SPEC, str(e))
             self._seen[ref] = _Seen(doc, str(e))
             return
+        if seen is not None and seen.problem is not None:
+            await app_patches.clear_condition(self._rt.control_plane, obj, INVALID_SPEC)
+            logger.info("application.valid_again", app=str(ref))
         if await self._on_valid_app(ref, app, obj):
             self._seen[ref] = _Seen(doc, None)
         else:
@@ -181,8 +189,6 @@ class ControlPlane:
         """Handle a version that parses; False if something waits for a later event (an
         operation that could not start yet)."""
         control = self._rt.control_plane
-        if await app_patches.clear_condition(control, obj, INVALID_SPEC):
-            logger.info("application.valid_again", app=str(ref))
         change = await self._rt.apps.put(app)
         self._directory.upsert(ref, app)
         annotations = app.metadata.annotations

@@ -24,6 +24,7 @@ from app.engine.sync.options import Propagation as DeletePropagation
 from app.model.application import Application
 from app.model.resource import KubeObject, ResourceKey, metadata
 from workers.watching import app_patches
+from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.cluster_watch import ClusterWatch
 from workers.watching.settings import WatcherSettings
 
@@ -86,6 +87,7 @@ class Deleter:
     async def run(self) -> None:
         try:
             while True:
+                stop_if_cancelled()
                 await self._wake.wait()
                 self._wake.clear()
                 refs, self._queued = self._queued, set()

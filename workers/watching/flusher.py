@@ -10,9 +10,10 @@ a quiet cluster's change goes out at once and a busy one's in few round trips:
    app the directory does not know yet is left COLD (warmed when it becomes known);
 3. object changes of warm apps: one Redis pipeline, one HSET and one HDEL per app, on
    the live cache (each object encoded once per batch however often it changed);
-4. refreshes: at most one per app per `refresh_window`, merged by level; for each app
-   whose operation is running, a SyncStep for its current step ("cluster changed") wakes
-   a waiting step (de-duplicated per step by the bus);
+4. refreshes: at most one per app per `refresh_window`, merged by level; and, at most
+   once per app per `wake_window`, for each changed app whose operation is running, a
+   SyncStep for its current step ("cluster changed") wakes a waiting step (de-duplicated
+   per step by the bus);
 5. resource trees of changed apps, at most once per app per `tree_interval`, one pipeline.
 
 A batch that fails (Redis or NATS unavailable) is kept and tried again after
@@ -43,6 +44,7 @@ from app.store.errors import StoreError
 from app.store.livecache import MAX_OBJECT_BYTES
 from app.store.values import dumps
 from workers.runtime import Runtime
+from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.settings import WatcherSettings
 
 logger = log.get("watcher.flusher")
@@ -96,8 +98,11 @@ class Flusher:
         self._forgetting: set[AppRef] = set()
         self._live: dict[AppRef, dict[ResourceKey, KubeObject | None]] = {}
         self._asks: dict[AppRef, _Pending] = {}
+        self._wakes: set[AppRef] = set()
+        """Apps changed since their last wake-up check."""
         self._trees: set[AppRef] = set()
         self._last_refresh: dict[AppRef, float] = {}
+        self._last_wake: dict[AppRef, float] = {}
         self._last_tree: dict[AppRef, float] = {}
 
     def warm(self, ref: AppRef) -> None:
@@ -118,6 +123,7 @@ class Flusher:
             self._asks[ref] = _Pending(ask.level, ask.reason)
         else:
             pending.add(ask)
+        self._wakes.add(ref)
         self._wake.set()
 
     def tree_changed(self, ref: AppRef) -> None:
@@ -130,8 +136,10 @@ class Flusher:
         self._warming.discard(ref)
         self._live.pop(ref, None)
         self._asks.pop(ref, None)
+        self._wakes.discard(ref)
         self._trees.discard(ref)
         self._last_refresh.pop(ref, None)
+        self._last_wake.pop(ref, None)
         self._last_tree.pop(ref, None)
         self._forgetting.add(ref)
         self._wake.set()
@@ -143,6 +151,7 @@ class Flusher:
 
     async def run(self) -> None:
         while True:
+            stop_if_cancelled()
             delay = self._next_due(time.monotonic())
             if delay is None or delay > 0:
                 try:
@@ -168,6 +177,8 @@ class Flusher:
         window, interval = self._settings.refresh_window, self._settings.tree_interval
         for ref in self._asks:
             due = min(due, self._last_refresh.get(ref, -math.inf) + window)
+        for ref in self._wakes:
+            due = min(due, self._last_wake.get(ref, -math.inf) + self._settings.wake_window)
         for ref in self._trees:
             if ref in self.warmed:
                 due = min(due, self._last_tree.get(ref, -math.inf) + interval)
@@ -277,8 +288,11 @@ class Flusher:
     async def _refresh(self, now: float) -> None:
         window = self._settings.refresh_window
         due = [r for r in self._asks if now - self._last_refresh.get(r, -math.inf) >= window]
-        if not due:
-            return
+        if due:
+            await self._send_refreshes(due, now)
+        await self._wake_operations(now)
+
+    async def _send_refreshes(self, due: list[AppRef], now: float) -> None:
         asks = {ref: self._asks.pop(ref) for ref in due}
         for ref in due:
             self._last_refresh[ref] = now
@@ -298,9 +312,22 @@ class Flusher:
                 if ref not in sent:
                     self.ask(ref, RefreshAsk(pending.level, pending.text))
             raise
-        await self._wake_operations(due)
 
-    async def _wake_operations(self, refs: list[AppRef]) -> None:
+    async def _wake_operations(self, now: float) -> None:
+        window = self._settings.wake_window
+        refs = [r for r in self._wakes if now - self._last_wake.get(r, -math.inf) >= window]
+        if not refs:
+            return
+        self._wakes.difference_update(refs)
+        for ref in refs:
+            self._last_wake[ref] = now
+        try:
+            await self._wake_running(refs)
+        except FAILURES:
+            self._wakes.update(refs)
+            raise
+
+    async def _wake_running(self, refs: list[AppRef]) -> None:
         async with self._rt.redis.pipeline(transaction=False) as pipe:
             for ref in refs:
                 pipe.hmget(keys.operation(ref), "id", "step", "phase")

@@ -21,6 +21,7 @@ import redis.exceptions
 
 from app import log
 from app.store.leases import Lease
+from workers.watching.cancellation import stop_if_cancelled
 
 logger = log.get("watcher.leadership")
 
@@ -40,6 +41,7 @@ async def _hold(lease: Lease, job: asyncio.Task[None]) -> str:
     every = lease.ttl / 3
     renewed = time.monotonic()
     while True:
+        stop_if_cancelled()
         done, _ = await asyncio.wait([job], timeout=every)
         if done:
             error = job.exception()
@@ -58,6 +60,7 @@ async def lead(lease: Lease, job: Callable[[], Coroutine[Any, Any, None]], *, wh
     """Forever: hold `lease` and run `job` while it is held (see the module docstring)."""
     log_ = logger.bind(lease=lease.name, job=what)
     while True:
+        stop_if_cancelled()
         if not await _attempt(lease.acquire, lease):
             await asyncio.sleep(lease.ttl / 3)
             continue

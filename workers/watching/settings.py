@@ -23,8 +23,14 @@ class WatcherSettings:
     lease_ttl: float = 10.0
     """Seconds a leader's lease lasts unless renewed (every third of it); a standby takes
     over at most this long after a leader died, at once after one stopped cleanly."""
-    refresh_window: float = 0.1
-    """At most one refresh, and one sync wake-up, per app per this many seconds."""
+    refresh_window: float = 1.0
+    """At most one refresh per app per this many seconds: the first change of a quiet app
+    is refreshed at once, a burst (a sync's own writes, a rollout) once per window. The
+    status a refresh computes is for display and drift; an operation's end refreshes on
+    its own, so a longer window costs no sync latency and saves comparisons."""
+    wake_window: float = 0.1
+    """At most one sync wake-up per app per this many seconds (a waiting step re-checks the
+    cluster when woken: this bounds sync latency)."""
     tree_interval: float = 1.0
     """An app's resource tree is written at most once per this many seconds (the tree is
     for people; health decisions read the live objects)."""
