@@ -8,6 +8,9 @@ While this replica leads the cluster:
   one task per type. A CustomResourceDefinition appearing or changing after the first
   list refreshes discovery, so the new type is watched; a type no longer served is dropped
   with its objects.
+- A watch that fails for good (permission refused) is logged with what to grant and
+  started again after a growing pause (its objects kept meanwhile, the ones that vanished
+  removed by its next first list); it does not hold up the apps' first warm-up.
 - Every event updates the index; the app tracking the object (and the apps tracking its
   owners, for health) get their live cache, refresh and tree updated through the flusher.
 - Once the first list of every type is in, every app deploying here is warmed
@@ -22,11 +25,19 @@ from collections.abc import Callable
 
 from app import log
 from app.bus.subjects import AppRef
-from app.cluster import Cluster, ClusterError, EventType, ResourceType, Synced, WatchEvent
+from app.cluster import (
+    Cluster,
+    ClusterError,
+    EventType,
+    NotFound,
+    ResourceType,
+    Synced,
+    WatchEvent,
+)
 from app.engine.refresh_triggers import object_change
 from app.engine.resource_tree import ResourceTree, resource_tree
 from app.model.application import Application
-from app.model.resource import GroupKind, KubeObject
+from app.model.resource import GroupKind, KubeObject, metadata
 from workers.runtime import Runtime
 from workers.watching.directory import AppDirectory
 from workers.watching.flusher import FAILURES, Flusher
@@ -36,6 +47,8 @@ from workers.watching.settings import WatcherSettings
 logger = log.get("watcher.cluster")
 
 CRD = GroupKind("apiextensions.k8s.io", "CustomResourceDefinition")
+MAX_RETRY_DELAY = 60.0
+"""Longest pause before a failed watch is started again."""
 
 
 class ClusterWatch:
@@ -178,16 +191,46 @@ class ClusterWatch:
         self._log.info("watch.removed", kind=str(group_kind), reason=reason)
 
     async def _watch(self, rt: ResourceType) -> None:
-        try:
-            async with self.cluster.watch(rt.api_version, rt.kind) as events:
-                async for event in events:
-                    if isinstance(event, Synced):
-                        self._listed(rt.group_kind)
-                    else:
+        """Follow one type. A type no longer served is dropped; a watch that fails for
+        good (permission refused...) is reported and started again after a growing pause,
+        and its first list then removes what vanished meanwhile."""
+        failures = 0
+        while True:
+            seen: set[str] | None = set() if failures else None
+            try:
+                async with self.cluster.watch(rt.api_version, rt.kind) as events:
+                    async for event in events:
+                        if isinstance(event, Synced):
+                            if seen is not None:
+                                self._forget_unseen(rt.group_kind, seen)
+                                seen = None
+                            failures = 0
+                            self._listed(rt.group_kind)
+                            continue
+                        if seen is not None:
+                            seen.add(str(metadata(event.object).get("uid") or ""))
                         self._on_event(rt, event)
-        except ClusterError as e:
-            self._log.warning("watch.ended", kind=str(rt.group_kind), error=str(e))
-            await self._unwatch(rt.group_kind, str(e))
+            except NotFound as e:
+                await self._unwatch(rt.group_kind, str(e))
+                return
+            except ClusterError as e:
+                failures += 1
+                delay = min(MAX_RETRY_DELAY, self._settings.retry_delay * 2 ** (failures - 1))
+                self._log.warning(
+                    "watch.failed",
+                    kind=str(rt.group_kind),
+                    error=str(e),
+                    retry_in=delay,
+                    hint=f"grant list and watch on {rt.qualified} to Sluice's credentials",
+                )
+                self._listed(rt.group_kind)
+                await asyncio.sleep(delay)
+
+    def _forget_unseen(self, group_kind: GroupKind, seen: set[str]) -> None:
+        for entry in self._index.of_kind(group_kind):
+            if entry.uid not in seen:
+                self._index.remove(entry.obj)
+                self._changed(entry, None)
 
     def _listed(self, group_kind: GroupKind) -> None:
         self._unlisted.discard(group_kind)

@@ -82,9 +82,12 @@ class ObjectIndex:
             self._unlink(entry)
         return entry
 
+    def of_kind(self, group_kind: GroupKind) -> list[Entry]:
+        return [e for e in self._entries.values() if e.key.group_kind == group_kind]
+
     def remove_kind(self, group_kind: GroupKind) -> list[Entry]:
         """Forget every object of a kind that is no longer served."""
-        gone = [e for e in self._entries.values() if e.key.group_kind == group_kind]
+        gone = self.of_kind(group_kind)
         for entry in gone:
             del self._entries[entry.uid]
             self._unlink(entry)

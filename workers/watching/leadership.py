@@ -36,6 +36,13 @@ async def _attempt(call: Callable[[], Awaitable[bool]], lease: Lease) -> bool:
         return False
 
 
+def _describe(error: BaseException) -> str:
+    """An error as a user reads it; a task group's errors one by one."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in error.exceptions)
+    return f"{type(error).__name__}: {error}"
+
+
 async def _hold(lease: Lease, job: asyncio.Task[None]) -> str:
     """Renew until the job ends or the lease is lost; the reason leadership ended."""
     every = lease.ttl / 3
@@ -45,7 +52,7 @@ async def _hold(lease: Lease, job: asyncio.Task[None]) -> str:
         done, _ = await asyncio.wait([job], timeout=every)
         if done:
             error = job.exception()
-            return f"the job failed: {type(error).__name__}: {error}" if error else "the job ended"
+            return f"the job failed: {_describe(error)}" if error else "the job ended"
         try:
             if not await lease.renew():
                 return "another replica holds the lease"
