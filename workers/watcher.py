@@ -31,7 +31,7 @@ from workers.watching.directory import AppDirectory
 from workers.watching.leadership import lead
 from workers.watching.settings import WatcherSettings
 
-logger = log.get("watcher")
+logger = log.get("watcher", stage="watcher")
 
 _LEASE_UNSAFE = re.compile(r"[^A-Za-z0-9._:/@-]")
 

@@ -24,6 +24,8 @@ watcher ran) are unregistered too. A project whose spec changed refreshes its ap
 """
 
 import asyncio
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +51,8 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.project import AppProject
 from app.model.resource import KubeObject, metadata
+from app.store.apps import AppChange
+from app.store.errors import StoreError
 from workers.operations import start_operation
 from workers.runtime import Runtime
 from workers.watching import app_patches
@@ -58,7 +62,7 @@ from workers.watching.directory import AppDirectory
 from workers.watching.flusher import FAILURES
 from workers.watching.settings import WatcherSettings
 
-logger = log.get("watcher.control_plane")
+logger = log.get("watcher.control_plane", stage="watcher")
 
 TIMERS: tuple[schedules.Timer[Any], ...] = (
     schedules.RESYNC,
@@ -97,6 +101,7 @@ class ControlPlane:
         self._namespace = control.namespace
         self._globs = control.application_namespaces
         self._seen: dict[AppRef, _Seen] = {}
+        self._ignored: set[AppRef] = set()
         self._listed: set[AppRef] = set()
         self._projects: dict[str, dict[str, Any]] = {}
         self._reconciled = False
@@ -117,7 +122,9 @@ class ControlPlane:
                 if isinstance(event, Synced):
                     await self._retrying("registry", self._unregister_missing)
                 else:
-                    await self._retrying(_name(event.object), lambda e=event: self._on_app(e))
+                    await self._retrying(
+                        _name(event.object), functools.partial(self._on_app, event)
+                    )
                 stop_if_cancelled()
 
     async def _watch_projects(self) -> None:
@@ -127,10 +134,12 @@ class ControlPlane:
         async with watch as events:
             async for event in events:
                 if isinstance(event, WatchEvent):
-                    await self._retrying(_name(event.object), lambda e=event: self._on_project(e))
+                    await self._retrying(
+                        _name(event.object), functools.partial(self._on_project, event)
+                    )
                 stop_if_cancelled()
 
-    async def _retrying(self, what: str, handle: Any) -> None:
+    async def _retrying(self, what: str, handle: Callable[[], Awaitable[None]]) -> None:
         """Handle one event; a failure (Redis, NATS or the cluster unreachable) is retried
         after `retry_delay`, so no event is lost while a dependency blinks."""
         for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -157,6 +166,7 @@ class ControlPlane:
         if not reconciled_namespace(
             ref.namespace, control_namespace=self._namespace, application_namespaces=self._globs
         ):
+            self._ignore(ref)
             return
         if event.type is EventType.DELETED:
             await self._deleted(ref)
@@ -172,24 +182,46 @@ class ControlPlane:
             return
         try:
             app = Application.from_dict(obj)
+            change = await self._rt.apps.put(app)
         except SpecError as e:
-            logger.warning("application.invalid", app=str(ref), field=e.field, error=str(e))
-            await app_patches.set_condition(self._rt.control_plane, obj, INVALID_SPEC, str(e))
-            self._seen[ref] = _Seen(doc, str(e))
+            await self._invalid(ref, obj, doc, str(e), e.field)
+            return
+        except StoreError as e:
+            await self._invalid(ref, obj, doc, f"{e}; make the Application smaller", "")
             return
         if seen is not None and seen.problem is not None:
             await app_patches.clear_condition(self._rt.control_plane, obj, INVALID_SPEC)
             logger.info("application.valid_again", app=str(ref))
-        if await self._on_valid_app(ref, app, obj):
+        if await self._on_valid_app(ref, app, obj, change):
             self._seen[ref] = _Seen(doc, None)
         else:
             self._seen.pop(ref, None)
 
-    async def _on_valid_app(self, ref: AppRef, app: Application, obj: KubeObject) -> bool:
-        """Handle a version that parses; False if something waits for a later event (an
-        operation that could not start yet)."""
+    async def _invalid(
+        self, ref: AppRef, obj: KubeObject, doc: dict[str, Any], problem: str, field: str
+    ) -> None:
+        """Show why the Application cannot be reconciled; leave everything else as it is."""
+        logger.warning("application.invalid", app=str(ref), field=field, error=problem)
+        await app_patches.set_condition(self._rt.control_plane, obj, INVALID_SPEC, problem)
+        self._seen[ref] = _Seen(doc, problem)
+
+    def _ignore(self, ref: AppRef) -> None:
+        if ref not in self._ignored:
+            self._ignored.add(ref)
+            logger.info(
+                "application.ignored",
+                app=str(ref),
+                reason=f"namespace {ref.namespace} is neither the control-plane namespace "
+                f"({self._namespace}) nor matched by application_namespaces; add it to "
+                "SLUICE_APPLICATION_NAMESPACES to reconcile it",
+            )
+
+    async def _on_valid_app(
+        self, ref: AppRef, app: Application, obj: KubeObject, change: AppChange
+    ) -> bool:
+        """Act on a version that parses and is registered; False if something waits for a
+        later event (an operation that could not start yet)."""
         control = self._rt.control_plane
-        change = await self._rt.apps.put(app)
         self._directory.upsert(ref, app)
         annotations = app.metadata.annotations
         ask = merge_asks(

@@ -28,7 +28,7 @@ from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.cluster_watch import ClusterWatch
 from workers.watching.settings import WatcherSettings
 
-logger = log.get("watcher.deletion")
+logger = log.get("watcher.deletion", stage="watcher")
 
 PROPAGATION = {
     DeletePropagation.FOREGROUND: Propagation.FOREGROUND,

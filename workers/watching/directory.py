@@ -17,7 +17,7 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from workers.clusters import ClusterRegistry, UnknownDestination
 
-logger = log.get("watcher.directory")
+logger = log.get("watcher.directory", stage="watcher")
 
 
 class Listener(Protocol):

@@ -47,7 +47,7 @@ from workers.runtime import Runtime
 from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.settings import WatcherSettings
 
-logger = log.get("watcher.flusher")
+logger = log.get("watcher.flusher", stage="watcher")
 
 FAILURES = (redis.exceptions.RedisError, OSError, TimeoutError, BusError, StoreError)
 PIPELINE_COMMANDS = 1000

@@ -23,7 +23,7 @@ from app import log
 from app.store.leases import Lease
 from workers.watching.cancellation import stop_if_cancelled
 
-logger = log.get("watcher.leadership")
+logger = log.get("watcher.leadership", stage="watcher")
 
 REDIS_ERRORS = (redis.exceptions.RedisError, OSError, TimeoutError)
 

@@ -130,3 +130,20 @@ async def test_a_deleted_app_is_unregistered_and_its_timers_cancelled(
 
     await eventually(unregistered, what="the app to leave the registry")
     assert not await schedules.cancel(runtime.bus, schedules.RESYNC, WEB), "timer left behind"
+
+
+async def test_an_application_too_large_to_register_says_so(
+    runtime: Runtime, watcher: Watcher, published: Published
+) -> None:
+    huge = application("web", info=[{"name": "notes", "value": "x" * (1 << 20)}])
+    await runtime.control_plane.create(huge)
+
+    async def condition() -> str:
+        obj = await get_app(runtime)
+        conditions = (obj.get("status") or {}).get("conditions") or []
+        return next((c["message"] for c in conditions if c["type"] == "InvalidSpecError"), "")
+
+    message = await eventually(condition, what="an InvalidSpecError condition")
+    assert "limit" in message and "smaller" in message
+    assert await runtime.apps.get(WEB) is None
+    assert published.refreshes_of("web") == []
