@@ -117,7 +117,7 @@ def test_payload_without_a_usable_url_is_refused_naming_the_first_field() -> Non
     host = HOSTS_BY_NAME["github"]
     doc = host.payload()
     doc["repository"].update(html_url="https://[github.com", clone_url="ext::sh", ssh_url="-oX")
-    with pytest.raises(PayloadError, match=r"repository.html_url: .* unbalanced '\['"):
+    with pytest.raises(PayloadError, match=r"repository.html_url: .* not a valid URL"):
         parse(host, doc)
 
 
