@@ -53,7 +53,7 @@ class Decision:
 def _repo_key(repo_url: str) -> str | None:
     try:
         return match_key(repo_url)
-    except (RepoURLError, ValueError):  # ValueError: urlsplit on an unbalanced '[' host
+    except RepoURLError:
         return None
 
 

@@ -124,8 +124,6 @@ def repo_identity(urls: list[tuple[str, str]]) -> RepoIdentity:
             keys.add(match_key(parse_repo_url(url, field=field)))
         except RepoURLError as e:
             problem = e.message.removeprefix(f"{field}: ")
-        except ValueError:  # urlsplit's "Invalid IPv6 URL" escapes parse_repo_url
-            problem = "has an unbalanced '[' or ']' in its host"
         else:
             good.append(url)
             continue
