@@ -5,9 +5,9 @@ While this replica leads the cluster:
 - Discovery lists the served types; every type that supports list and watch (less
   `settings.not_watched`) gets a resumable LIST+WATCH (`app.cluster.watching`: a dropped
   watch resumes from its resourceVersion, a 410 relists and delivers only differences),
-  one task per type. A CustomResourceDefinition appearing or changing after the first
-  list refreshes discovery, so the new type is watched; a type no longer served is dropped
-  with its objects.
+  one task per type. Discovery is refreshed once the first lists are in, and whenever a
+  CustomResourceDefinition appears or changes, so a new type is watched; a type no
+  longer served is dropped with its objects.
 - A watch that fails for good (permission refused) is logged with what to grant and
   started again after a growing pause (its objects kept meanwhile, the ones that vanished
   removed by its next first list); it does not hold up the apps' first warm-up.
@@ -44,7 +44,7 @@ from workers.watching.flusher import FAILURES, Flusher
 from workers.watching.index import Entry, ObjectIndex
 from workers.watching.settings import WatcherSettings
 
-logger = log.get("watcher.cluster")
+logger = log.get("watcher.cluster", stage="watcher")
 
 CRD = GroupKind("apiextensions.k8s.io", "CustomResourceDefinition")
 MAX_RETRY_DELAY = 60.0
@@ -236,6 +236,7 @@ class ClusterWatch:
         self._unlisted.discard(group_kind)
         if not self._unlisted and not self.synced.is_set():
             self.synced.set()
+            self._rediscover.set()
             for ref in self._mine:
                 self._flusher.warm(ref)
             self._log.info("watch.synced", objects=len(self._index), apps=len(self._mine))
