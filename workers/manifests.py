@@ -184,11 +184,11 @@ async def _resolve(
 
 
 async def _source_manifests(
-    rt: Runtime, refs: RefsCache, plan: SourcePlan, *, force: bool
+    rt: Runtime, refs: RefsCache, plan: SourcePlan, *, force: bool, fresh_refs: bool
 ) -> SourceManifests:
     source, field = plan.source, plan.field
     renderer = _renderer(source, field) if plan.renders else _render_reference
-    resolved = await _resolve(rt, refs, source, plan.revision, field, force=force)
+    resolved = await _resolve(rt, refs, source, plan.revision, field, force=force or fresh_refs)
     commit = resolved.commit
     key = ManifestKey(source.repo_url, commit, source_hash(source))
     if not force:
@@ -205,11 +205,17 @@ async def _source_manifests(
 
 
 async def manifests_for(
-    rt: Runtime, app: Application, revisions: Sequence[str] | None = None, *, force: bool = False
+    rt: Runtime,
+    app: Application,
+    revisions: Sequence[str] | None = None,
+    *,
+    force: bool = False,
+    fresh_refs: bool = False,
 ) -> AppManifests:
     """The app's manifests: at `revisions` (one per source; "" or missing: targetRevision),
     or at every source's targetRevision when None. `force` bypasses the refs and manifest
-    caches (a hard refresh). ManifestsError names what the user has to fix."""
+    caches (a hard refresh); `fresh_refs` only the refs cache (a sync resolves branch and
+    tag names as they are now). ManifestsError names what the user has to fix."""
     who = f"{app.namespace}/{app.name}"
     try:
         plans = plan_sources(app.spec, revisions)
@@ -220,7 +226,7 @@ async def manifests_for(
     for plan in plans:
         field = plan.field
         try:
-            part = await _source_manifests(rt, refs, plan, force=force)
+            part = await _source_manifests(rt, refs, plan, force=force, fresh_refs=fresh_refs)
         except RepoError as e:
             text = str(e) if str(e).startswith(field) else f"{field}: {e}"
             raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None

@@ -164,7 +164,7 @@ class Planner:
         sync = operation.sync or SyncOperation()
         revisions = None if re_resolve else _revisions(sync)
         try:
-            got = await manifests_for(rt, _rendered_app(app, sync), revisions)
+            got = await manifests_for(rt, _rendered_app(app, sync), revisions, fresh_refs=True)
         except ManifestsError as e:
             raise PlanRefused(e.message) from None
         snapshot = await rt.live.read(app)
