@@ -10,10 +10,12 @@ a quiet cluster's change goes out at once and a busy one's in few round trips:
    app the directory does not know yet is left COLD (warmed when it becomes known);
 3. object changes of warm apps: one Redis pipeline, one HSET and one HDEL per app, on
    the live cache (each object encoded once per batch however often it changed);
-4. refreshes: at most one per app per `refresh_window`, merged by level; and, at most
-   once per app per `wake_window`, for each changed app whose operation is running, a
-   SyncStep for its current step ("cluster changed") wakes a waiting step (de-duplicated
-   per step by the bus);
+4. refreshes of the changes written in 2-3 (a change recorded while they were in flight
+   waits for the next batch, so a comparison never runs before the live cache holds
+   what it was asked about): at most one per app per `refresh_window`, merged by level;
+   and, at most once per app per `wake_window`, for each changed app whose operation is
+   running, a SyncStep for its current step ("cluster changed") wakes a waiting step
+   (de-duplicated per step by the bus);
 5. resource trees of changed apps, at most once per app per `tree_interval`, one pipeline.
 
 A batch that fails (Redis or NATS unavailable) is kept and tried again after
@@ -76,6 +78,11 @@ class _Pending:
         self.level = max(self.level, ask.level)
         if ask.reason != self.reason:
             self.more += 1
+
+    def absorb(self, later: "_Pending") -> None:
+        """Merge the asks that came after these (their reasons counted as more)."""
+        self.level = max(self.level, later.level)
+        self.more += later.more + (later.reason != self.reason)
 
     @property
     def text(self) -> str:
@@ -200,12 +207,27 @@ class Flusher:
                 raise outcome
 
     async def _flush(self) -> None:
-        await self._forget_apps()
-        await self._warm_apps()
-        await self._write_live()
+        # Only the asks recorded before this batch's live writes may go out after them:
+        # a change recorded while they are in flight is written (and asked for) next time.
+        ready, self._asks = self._asks, {}
+        try:
+            await self._forget_apps()
+            await self._warm_apps()
+            await self._write_live()
+        except FAILURES:
+            self._keep(ready)
+            raise
         now = time.monotonic()
-        await self._refresh(now)
+        await self._refresh(ready, now)
         await self._write_trees(now)
+
+    def _keep(self, asks: dict[AppRef, _Pending]) -> None:
+        """Put asks back ahead of those recorded since."""
+        for ref, pending in asks.items():
+            later = self._asks.get(ref)
+            if later is not None:
+                pending.absorb(later)
+            self._asks[ref] = pending
 
     async def _forget_apps(self) -> None:
         refs, self._forgetting = self._forgetting, set()
@@ -285,32 +307,34 @@ class Flusher:
             self.warmed.discard(ref)
             await self._rt.live.invalidate(ref, reason=reason)
 
-    async def _refresh(self, now: float) -> None:
+    async def _refresh(self, ready: dict[AppRef, _Pending], now: float) -> None:
         window = self._settings.refresh_window
-        due = [r for r in self._asks if now - self._last_refresh.get(r, -math.inf) >= window]
+        due = {
+            ref: pending
+            for ref, pending in ready.items()
+            if now - self._last_refresh.get(ref, -math.inf) >= window
+        }
+        self._keep({ref: pending for ref, pending in ready.items() if ref not in due})
         if due:
             await self._send_refreshes(due, now)
         await self._wake_operations(now)
 
-    async def _send_refreshes(self, due: list[AppRef], now: float) -> None:
-        asks = {ref: self._asks.pop(ref) for ref in due}
-        for ref in due:
+    async def _send_refreshes(self, asks: dict[AppRef, _Pending], now: float) -> None:
+        for ref in asks:
             self._last_refresh[ref] = now
-        sent: list[AppRef] = []
+        sent: set[AppRef] = set()
 
         async def send(ref: AppRef) -> None:
             pending = asks[ref]
             await publish(self._rt.bus, REFRESH, RefreshRequest(ref, pending.level, pending.text))
-            sent.append(ref)
+            sent.add(ref)
             self._log.debug("refresh.requested", app=str(ref), level=pending.level.name.lower(),
                             reason=pending.text)  # fmt: skip
 
         try:
-            await self._each(due, send)
+            await self._each(asks, send)
         except FAILURES:
-            for ref, pending in asks.items():
-                if ref not in sent:
-                    self.ask(ref, RefreshAsk(pending.level, pending.text))
+            self._keep({ref: pending for ref, pending in asks.items() if ref not in sent})
             raise
 
     async def _wake_operations(self, now: float) -> None:

@@ -1,12 +1,16 @@
 """Destination objects: mirrored into the live cache of the app tracking them, warm once the
 first lists are in, every later change followed (watch drops included), refreshes throttled."""
 
+import asyncio
 import time
+from dataclasses import replace
 
 from app.bus.subjects import AppRef
 from app.localcluster import LocalCluster
 from app.model.resource import ResourceKey
 from app.model.sync import RefreshLevel
+from app.store.connection import RedisSettings
+from tests.integration.workers.compare.holding_proxy import HoldingProxy
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     NAMESPACE,
@@ -20,6 +24,7 @@ from tests.integration.workers.watcher.conftest import (
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
+from workers.settings import Settings
 from workers.watcher import Watcher
 from workers.watching.settings import WatcherSettings
 
@@ -145,3 +150,43 @@ async def test_an_app_registered_later_is_warmed_when_it_appears(
         return await cached(runtime)
 
     assert await eventually(warm, what="the new app's cache") == {"early": "1"}
+
+
+async def test_a_change_made_while_a_batch_is_written_is_refreshed_after_its_own_write(
+    settings: Settings,
+    runtime: Runtime,
+    start_watcher: Starter,
+    published: Published,
+    kubectl: Kubectl,
+) -> None:
+    proxy = await HoldingProxy(settings.redis.url, b"first-edit").start()
+    try:
+        held = replace(settings, redis=RedisSettings(url=proxy.url))
+        async with Runtime.open(held) as rt:
+            replica = await start_watcher(rt=rt)
+            await kubectl_apply(kubectl, application("web"))
+            await published.refresh("web")
+            await eventually(lambda: _warm(runtime), what="the app's cache to warm")
+            await runtime.control_plane.create(tracked(config_map("cfg", n="first-edit")))
+            await asyncio.wait_for(proxy.held.wait(), 5)
+            await runtime.control_plane.replace(tracked(config_map("cfg", n="second")))
+            app = await runtime.apps.get(WEB)
+            assert app is not None
+            watch = replica.watch_of(app)
+            assert watch is not None
+
+            async def seen_by_the_watcher() -> bool:
+                objects = watch.tracked(WEB) or []
+                return any(o["data"]["n"] == "second" for o in objects)
+
+            await eventually(seen_by_the_watcher, what="the second edit in the watcher's index")
+            proxy.release()
+
+            async def second_cached() -> bool:
+                return (await cached(runtime)).get("cfg") == "second"
+
+            await eventually(second_cached, what="the second edit in the live cache")
+            await published.refresh("web")
+            await published.refresh("web")
+    finally:
+        await proxy.close()
