@@ -31,6 +31,7 @@ may pass by itself (a network failure) says so in `transient`. Anything else (Re
 NATS unavailable) is not the user's to fix and propagates, so the message is redelivered.
 """
 
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from app import log
 from app.engine.manifests import load_manifests
 from app.engine.redact import redact_text
 from app.engine.source_plan import SourcePlan, plan_sources
+from app.metrics import RENDER_DURATION
 from app.model.application import Application, ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
@@ -195,7 +197,11 @@ async def _source_manifests(
         hit = await rt.manifests.get(key)
         if hit is not None:
             return SourceManifests(field, source, commit, resolved.reason, hit, True)
+    started = time.perf_counter()
     rendered = await renderer(rt, source, commit, field)
+    RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
+        time.perf_counter() - started
+    )
     if not await rt.manifests.put(key, rendered):
         raise RenderError(
             f"{field}: the {len(rendered.manifests)} objects rendered at {commit[:12]} are larger "

@@ -28,6 +28,7 @@ from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.engine.polling import Moved, Resolved, first_moved, is_watched
 from app.engine.redact import redact_text
+from app.metrics import RECONCILE_DURATION
 from app.model.application import Application
 from app.model.sync import RefreshLevel
 from app.repo.errors import RepoError
@@ -186,7 +187,8 @@ class Poller:
                     logger.info("poller.leadership", leading=leading)
                     self.leading = leading
                 if leading:
-                    await poll_once(self._rt)
+                    with RECONCILE_DURATION.labels("poll").time():
+                        await poll_once(self._rt)
         except Exception:
             # The loop outlives any one poll: an outage (Redis, NATS, a deadline) is logged
             # with its traceback and the next interval tries again.

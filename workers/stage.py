@@ -20,6 +20,7 @@ from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.errors import Retry
 from app.bus.messages import Channel, M, decode, encode
 from app.bus.subjects import AppRef
+from app.metrics import RECONCILE_DURATION
 from app.store.coalescing import Coalescer, CoalesceSettings, Pending
 from app.store.errors import LeaseLost
 from workers.runtime import Runtime
@@ -65,7 +66,8 @@ class Stage(Generic[M]):
         app: AppRef = message.app
 
         async def run(pending: Pending) -> None:
-            await self._handler(decode(self.channel, pending.payload), pending)
+            with RECONCILE_DURATION.labels(self.channel.work.value).time():
+                await self._handler(decode(self.channel, pending.payload), pending)
 
         try:
             await self._coalescer.run(app, self._level(message), encode(message), run)

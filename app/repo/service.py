@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from app import log
+from app.metrics import GIT_FETCH_DURATION
 from app.model.application import ApplicationSource
 from app.repo.cached_repo import CachedRepo
 from app.repo.credentials import CredentialStore, RepoCredential
@@ -123,13 +124,14 @@ class Repositories:
         async def ls_remote() -> RefListing:
             scratch = await self._ready(self._scratch)
             self.stats.ls_remote += 1
-            out = await self._runner.run(
-                ["ls-remote", "--", repo.remote, *patterns],
-                git_dir=scratch.path,
-                remote=repo,
-                max_output=self.settings.max_refs_bytes,
-                what=f"git ls-remote of {repo.display}",
-            )
+            with GIT_FETCH_DURATION.labels("ls_remote").time():
+                out = await self._runner.run(
+                    ["ls-remote", "--", repo.remote, *patterns],
+                    git_dir=scratch.path,
+                    remote=repo,
+                    max_output=self.settings.max_refs_bytes,
+                    what=f"git ls-remote of {repo.display}",
+                )
             return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
 
         return await self._refs.run((cache_key(repo), patterns), ls_remote)
@@ -190,7 +192,8 @@ class Repositories:
 
         async def fetch() -> str:
             await self._ready(cached)
-            found, fetched = await cached.fetch(repo, commit)
+            with GIT_FETCH_DURATION.labels("fetch").time():
+                found, fetched = await cached.fetch(repo, commit)
             if fetched:
                 self.stats.fetch += 1
                 logger.info("fetched", repo=repo.display, commit=found)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.bus.subjects import AppRef
+from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
 from tests.integration.workers.compare.conftest import NAMESPACE
@@ -18,6 +19,7 @@ from workers.base import Worker
 from workers.runtime import Runtime
 
 PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
+PIPELINE_STAGES = ("refresh", "render", "compare", "sync")
 REF = AppRef(NAMESPACE, "guestbook")
 
 
@@ -78,9 +80,22 @@ async def application_status(rt: Runtime) -> dict[str, Any]:
     return status
 
 
+METRICS = [
+    *(("sluice_reconcile_duration_seconds_count", {"stage": s}) for s in PIPELINE_STAGES),
+    ("sluice_git_fetch_duration_seconds_count", {"op": "ls_remote"}),
+    ("sluice_git_fetch_duration_seconds_count", {"op": "fetch"}),
+    ("sluice_render_duration_seconds_count", {"source_type": "Directory"}),
+]
+
+
+def observations() -> list[float]:
+    return [REGISTRY.get_sample_value(name, labels) or 0.0 for name, labels in METRICS]
+
+
 async def test_an_automated_app_goes_from_nothing_to_synced_and_healthy(
     runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
 ) -> None:
+    before = observations()
     commit = git_repo.commit(
         {
             "deploy/web.yaml": manifests(deployment("web", "nginx:1.25")),
@@ -109,6 +124,11 @@ async def test_an_automated_app_goes_from_nothing_to_synced_and_healthy(
     assert stored is not None
     assert stored.status.sync.status is SyncStatusCode.SYNCED
     assert stored.status.health.status is HealthStatusCode.HEALTHY
+    observed = {
+        f"{name}{labels}": after - earlier
+        for (name, labels), after, earlier in zip(METRICS, observations(), before, strict=True)
+    }
+    assert all(count >= 1 for count in observed.values()), observed
 
 
 async def test_drift_without_self_heal_stays_out_of_sync(
