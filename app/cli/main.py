@@ -15,6 +15,7 @@ from app import log
 COMMAND_MODULES = (
     "app.cli.up",
     "app.cli.worker",
+    "app.cli.api",
     "app.cli.localcluster",
     "app.cli.apps",
     "app.cli.events",

@@ -1,0 +1,74 @@
+"""Serving a long-running component until SIGTERM/SIGINT, with its metrics on a port.
+
+`sluice worker <name>` and `sluice api` share this: open the Runtime from the environment,
+start the component, optionally expose `app.metrics.REGISTRY` on `SLUICE_METRICS_PORT`
+(each process has its own copy of the registry), and stop cleanly on a signal.
+"""
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable
+
+from prometheus_client import start_http_server
+
+from app import log
+from app.metrics import REGISTRY
+from workers.base import Worker
+from workers.runtime import Runtime
+from workers.settings import Settings
+
+logger = log.get("serve")
+
+METRICS_PORT = "SLUICE_METRICS_PORT"
+METRICS_ADDRESS = "SLUICE_METRICS_ADDRESS"
+
+
+def metrics_endpoint(env: dict[str, str] | None = None) -> tuple[str, int] | None:
+    """(address, port) from the environment, or None when metrics are not served."""
+    e = os.environ if env is None else env
+    raw = e.get(METRICS_PORT, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ValueError(f"{METRICS_PORT}={raw[:20]!r} is not a port number (1-65535)")
+    return e.get(METRICS_ADDRESS, "0.0.0.0") or "0.0.0.0", int(raw)
+
+
+def serve(name: str, build: Callable[[Runtime], Worker]) -> int:
+    """Run the component `build` makes until a signal; the process exit code."""
+    try:
+        settings = Settings.from_env()
+        endpoint = metrics_endpoint()
+    except ValueError as e:
+        logger.error("serve.bad_settings", component=name, error=str(e))
+        return 2
+    return asyncio.run(_serve(name, build, settings, endpoint))
+
+
+async def _serve(
+    name: str,
+    build: Callable[[Runtime], Worker],
+    settings: Settings,
+    endpoint: tuple[str, int] | None,
+) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with Runtime.open(settings) as rt:
+        component = build(rt)
+        await component.start()
+        if endpoint is not None:
+            server, thread = start_http_server(endpoint[1], endpoint[0], registry=REGISTRY)
+            logger.info("serve.metrics", component=name, address=endpoint[0], port=endpoint[1])
+        logger.info("serve.running", component=name)
+        try:
+            await stop.wait()
+        finally:
+            await component.stop()
+            if endpoint is not None:
+                server.shutdown()
+                thread.join(timeout=5)
+    logger.info("serve.stopped", component=name)
+    return 0
