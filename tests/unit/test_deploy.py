@@ -1,6 +1,7 @@
 """deploy/ and compose.yaml stay in step with the code: every component they run exists, and
 every Secret key a Deployment reads is one secrets.yaml defines."""
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,9 @@ def test_every_worker_runs_in_deploy_and_compose() -> None:
 
 
 def test_every_command_the_manifests_run_is_a_sluice_command() -> None:
-    commands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    actions = build_parser()._actions
+    (sub,) = [a for a in actions if isinstance(a, argparse._SubParsersAction)]
+    commands = set(sub.choices)
     used = {
         c["args"][0]
         for d in documents()
