@@ -19,7 +19,14 @@ from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
-from bench.pipeline_scale import difference, fleet_options, options_parser, usage_lines, verbs
+from bench.pipeline_scale import (
+    all_processes,
+    difference,
+    fleet_options,
+    options_parser,
+    usage_lines,
+    verbs,
+)
 from bench.support import status
 from bench.support.figures import Line, report
 from bench.support.fleet import Fleet, FleetOptions
@@ -95,6 +102,7 @@ def main(argv: list[str]) -> int:
         f"deployed first in {result.deploy_seconds:.1f} s, then left until idle",
         [
             Line("worker CPU", f"{workers:.2f} s", f"< {TARGET_CPU:g} CPU s"),
+            Line("all processes CPU", all_processes(result.before, result.after)),
             Line("LIST calls", str(result.requests.get("list", 0)), f"{TARGET_LISTS}"),
             Line("cluster requests", verbs(result.requests)),
             Line("all compared after", f"{result.seconds:.1f} s"),

@@ -14,6 +14,7 @@ RSS is each worker process's high-water mark, added up.
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 from dataclasses import dataclass
@@ -111,6 +112,20 @@ def difference(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     return {verb: n - before.get(verb, 0) for verb, n in after.items() if n != before.get(verb, 0)}
 
 
+def all_processes(before: dict[str, Usage], after: dict[str, Usage]) -> str:
+    """CPU of the workers and the servers together, and the wall time it takes at least."""
+    used = sum(
+        after[name].cpu_seconds - before[name].cpu_seconds
+        for name in after
+        if name not in WORKERS  # each worker is in "workers (all)" already
+    )
+    cores = os.cpu_count() or 1
+    return (
+        f"{used:.1f} s (workers, NATS, Redis, local cluster): at least {used / cores:.1f} s "
+        f"of wall time on {cores} otherwise idle cores"
+    )
+
+
 def comparisons(seqs: list[int]) -> str:
     """Mean and largest number of comparisons stored per app."""
     return f"{statistics.mean(seqs):.1f} on average, at most {max(seqs)}"
@@ -142,6 +157,7 @@ def main(argv: list[str]) -> int:
             Line("wall time", f"{seconds:.1f} s", f"< {TARGET_SECONDS:g} s"),
             Line("worker CPU", f"{workers:.1f} s ({workers / seconds:.2f} cores)"),
             Line("worker peak RSS", f"{rss} MiB (sum of the worker processes)"),
+            Line("all processes CPU", all_processes(before, after)),
             Line("cluster requests", verbs(result.requests)),
             Line("comparisons per app", comparisons(result.comparisons)),
             Line("by process", ""),

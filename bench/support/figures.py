@@ -41,11 +41,17 @@ class Line:
 
 
 def machine() -> str:
-    """Cores, memory and Python: what the figures were measured on."""
+    """Cores, memory, Python and how busy the machine was: what the figures were measured on.
+
+    The load average (1 and 5 minutes, read at the end, the benchmark's own processes
+    included) tells whether something else competed for the cores during the run.
+    """
     memory = psutil.virtual_memory().total / (1 << 30)
+    one, five, _ = os.getloadavg()
     return (
         f"{os.cpu_count()} cores, {memory:.0f} GiB, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"load average {one:.1f} / {five:.1f} (1 / 5 min)"
     )
 
 
