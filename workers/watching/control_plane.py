@@ -104,7 +104,6 @@ class ControlPlane:
         self._ignored: set[AppRef] = set()
         self._listed: set[AppRef] = set()
         self._projects: dict[str, dict[str, Any]] = {}
-        self._reconciled = False
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:

@@ -110,6 +110,9 @@ class Flusher:
         self._trees: set[AppRef] = set()
         self._last_refresh: dict[AppRef, float] = {}
         self._last_wake: dict[AppRef, float] = {}
+        self._woken: dict[AppRef, tuple[str, int]] = {}
+        """The step last woken per app: waking it again is a no-op (the step moves on when
+        it runs, and the bus drops a repeat), so it is not published twice."""
         self._last_tree: dict[AppRef, float] = {}
 
     def warm(self, ref: AppRef) -> None:
@@ -147,6 +150,7 @@ class Flusher:
         self._trees.discard(ref)
         self._last_refresh.pop(ref, None)
         self._last_wake.pop(ref, None)
+        self._woken.pop(ref, None)
         self._last_tree.pop(ref, None)
         self._forgetting.add(ref)
         self._wake.set()
@@ -360,11 +364,16 @@ class Flusher:
         for ref, (operation, step, phase) in zip(refs, found, strict=True):
             if phase in RUNNING and operation and step is not None:
                 steps.append(SyncStep(ref, operation.decode(), int(step), WAKE_REASON))
-        by_ref = {message.app: message for message in steps}
+        by_ref = {
+            message.app: message
+            for message in steps
+            if self._woken.get(message.app) != (message.operation, message.step)
+        }
 
         async def wake(ref: AppRef) -> None:
             message = by_ref[ref]
             await publish(self._rt.bus, SYNC, message)
+            self._woken[ref] = (message.operation, message.step)
             self._log.debug("sync.woken", app=str(ref), operation=message.operation,
                             step=message.step)  # fmt: skip
 

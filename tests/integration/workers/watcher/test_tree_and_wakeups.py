@@ -90,7 +90,7 @@ async def test_a_change_under_a_managed_object_asks_for_a_tree_refresh(
     }
 
 
-async def test_a_change_wakes_the_running_operation_at_its_current_step(
+async def test_a_change_wakes_the_running_operation_at_its_current_step_once(
     runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
 ) -> None:
     await kubectl_apply(kubectl, application("web"))
@@ -98,21 +98,32 @@ async def test_a_change_wakes_the_running_operation_at_its_current_step(
     state = OperationState(
         operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
     )
-    assert await runtime.operations.begin(WEB, "op-1", state)
-    assert await runtime.operations.advance(WEB, "op-1", 0, state)
+    begun = await runtime.operations.begin(WEB, "op-1", state)
+    assert begun is not None
+    assert await runtime.operations.advance(WEB, "op-1", begun.step, state)
     await runtime.control_plane.create(tracked(config_map("cfg")))
 
-    async def woken() -> bool:
-        return bool(published.steps)
+    async def woken(count: int) -> bool:
+        return len(published.steps) >= count
 
-    await eventually(woken, what="a SyncStep wake-up")
+    await eventually(lambda: woken(1), what="a SyncStep wake-up")
     (step,) = published.steps
     assert (step.app, step.operation, step.step, step.reason) == (
         WEB,
         "op-1",
-        1,
+        begun.step + 1,
         "cluster changed",
     )
+    await published.refresh("web")
+    for name in ("same-step", "later", "last"):
+        await runtime.control_plane.create(tracked(config_map(name)))
+        assert (await published.refresh("web")).reason == f"ConfigMap/{name} changed"
+    assert len(published.steps) == 1, "the same step was woken twice"
+
+    assert await runtime.operations.advance(WEB, "op-1", begun.step + 1, state)
+    await runtime.control_plane.create(tracked(config_map("next-step")))
+    await eventually(lambda: woken(2), what="a wake-up of the next step")
+    assert published.steps[1].step == begun.step + 2
 
 
 async def test_no_wake_up_without_a_running_operation(
