@@ -10,8 +10,9 @@ and tells them when to look again:
 - `control_plane`: LIST+WATCH of Applications and AppProjects: mirrored into the app
   registry, refreshes for new apps, spec edits and the refresh annotation, the `operation`
   field handed to the sync stage, InvalidSpecError for what does not parse, timers
-  cancelled for deleted apps; `cascade` deletes an app's resources before its finalizer
-  comes off.
+  cancelled for deleted apps; `deletion` deletes an app's resources before its
+  finalizer comes off; `app_patches` holds every write to an Application (guarded JSON
+  patches, conditions).
 - `directory`: the registered apps this leader knows and the name their objects carry.
 - `cluster_watch`: LIST+WATCH of every listable type of one destination cluster (CRDs
   appearing are followed), kept in an in-memory `index` (uid, owners, owning app).
@@ -19,4 +20,6 @@ and tells them when to look again:
   pipeline per batch; a complete `replace` once an app's lists are in), at most one
   refresh (and sync wake-up) per app per short window, resource trees at most every
   short interval.
+- `settings`: the watcher's tunables; `cancellation`: stopping loops whose cancellation
+  Python 3.11's `asyncio.wait_for` swallowed.
 """
