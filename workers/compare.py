@@ -110,6 +110,8 @@ class _Run:
 
     ref: AppRef
     app: Application
+    invalid: str
+    """Why the Application's resource no longer parses (the last version that did is `app`)."""
     message: ManifestsReady
     start: ComparisonStart
     now: dt.datetime
@@ -183,13 +185,16 @@ class CompareWorker:
         """Compare the app (the module docstring gives the order of things)."""
         rt, ref = self._rt, message.app
         log_ = logger.bind(app=str(ref), stage="compare", level=message.level.name.lower())
-        app = await rt.apps.get(ref)
-        if app is None:
+        registered = await rt.apps.lookup(ref)
+        if registered is None:
             log_.info("compare.dropped", reason="the Application is not registered (deleted?)")
             return
+        app = registered.app
         start = await rt.status.start_comparison(ref)
         now = dt.datetime.now(dt.UTC)
-        run = _Run(ref, app, message, start, now, log_.bind(seq=start.seq), start.marks)
+        run = _Run(
+            ref, app, registered.invalid, message, start, now, log_.bind(seq=start.seq), start.marks
+        )
         verdict = await self._verdict(run)
         if verdict is not None:
             await self._conclude(run, verdict)
@@ -228,7 +233,14 @@ class CompareWorker:
         return True
 
     async def _live(self, run: _Run) -> list[KubeObject]:
-        """The app's live objects; Retry if the cache is COLD (never compare from it)."""
+        """The app's live objects; Retry if the cache is COLD (never compare from it).
+
+        An app whose destination names no registered cluster has no live objects (nothing
+        watches it, so its cache never warms): its comparison reports the destination."""
+        try:
+            self._rt.clusters.resolve(run.app.spec.destination)
+        except UnknownDestination:
+            return []
         snapshot = await self._rt.live.read(run.ref)
         if not snapshot.warm:
             run.log.info("compare.cold", reason=snapshot.reason, retry_in_s=COLD_RETRY_SECONDS)
@@ -242,7 +254,7 @@ class CompareWorker:
         comparison); None when a render must come first."""
         rt, app = self._rt, run.app
         project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
-        problems = tuple(spec_problems(app, project))
+        problems = (run.invalid,) if run.invalid else tuple(spec_problems(app, project))
         if problems or project is None:
             return _Verdict(self._unknown(app, live, "; ".join(problems)), revisions, (), problems)
         try:

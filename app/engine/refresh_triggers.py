@@ -38,6 +38,8 @@ class RefreshAsk:
 
 APP_CREATED = RefreshAsk(RefreshLevel.FORCE, "Application created")
 SPEC_CHANGED = RefreshAsk(RefreshLevel.FORCE, "Application spec changed")
+SPEC_INVALID = RefreshAsk(RefreshLevel.RECENT, "Application spec is invalid")
+"""The resource stopped parsing: compare shows InvalidSpecError on the last valid version."""
 
 
 def reconciled_namespace(

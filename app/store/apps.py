@@ -30,6 +30,7 @@ MAX_APP_BYTES = 1 << 20
 _PUT = """
 local previous = redis.call('HGET', KEYS[1], 'spec')
 redis.call('HSET', KEYS[1], 'doc', ARGV[1], 'spec', ARGV[2])
+redis.call('HDEL', KEYS[1], 'invalid')
 redis.call('SADD', KEYS[2], ARGV[3])
 if not previous then
   return 2
@@ -39,6 +40,28 @@ if previous ~= ARGV[2] then
 end
 return 0
 """
+
+
+_MARK_INVALID = """
+if redis.call('HEXISTS', KEYS[1], 'doc') == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'invalid', ARGV[1])
+return 1
+"""
+
+MAX_PROBLEM = 4096
+"""Longest InvalidSpecError message kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """A registered Application and, if its resource no longer parses, why."""
+
+    app: Application
+    """The last version that parsed."""
+    invalid: str
+    """Empty, or the InvalidSpecError message of the version now on the cluster."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +91,7 @@ class AppRegistry:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
         self._put = redis.register_script(_PUT)
+        self._mark_invalid = redis.register_script(_MARK_INVALID)
 
     async def put(self, app: Application) -> AppChange:
         """Store an Application; whether it is new and whether its spec changed."""
@@ -83,6 +107,20 @@ class AppRegistry:
     async def get(self, ref: AppIdentity) -> Application | None:
         data = as_bytes(await self._redis.hget(keys.app(ref), "doc"))
         return load_model(Application, data, what=f"Application {ref.namespace}/{ref.name}")
+
+    async def lookup(self, ref: AppIdentity) -> Registered | None:
+        """The app with its validity, in one round trip; None if not registered."""
+        doc, invalid = await self._redis.hmget(keys.app(ref), ["doc", "invalid"])
+        app = load_model(Application, as_bytes(doc), what=f"Application {ref.namespace}/{ref.name}")
+        if app is None:
+            return None
+        return Registered(app, (as_bytes(invalid) or b"").decode())
+
+    async def mark_invalid(self, ref: AppIdentity, problem: str) -> bool:
+        """Record that the Application's resource stopped parsing (the last valid version
+        stays); False if it was never registered, so there is nothing to mark."""
+        marked = await self._mark_invalid(keys=[keys.app(ref)], args=[problem[:MAX_PROBLEM]])
+        return bool(marked)
 
     async def delete(self, ref: AppIdentity) -> bool:
         """Forget an Application; False if it was not registered."""

@@ -1,6 +1,7 @@
 """Every Redis key Sluice uses, on one screen.
 
-    sluice:app:{ns/app}                hash  doc (Application JSON without status), spec (hash)
+    sluice:app:{ns/app}                hash  doc (last Application that parsed, no status),
+                                             spec (its hash), invalid (why today's does not)
     sluice:apps                        set   ns/app of every registered Application
     sluice:project:{ns/name}           str   AppProject JSON
     sluice:refs:{repo}                 str   ls-remote listing of a repository (short TTL)

@@ -38,6 +38,7 @@ from app.cluster import ClusterError, EventType, Synced, WatchEvent
 from app.engine.app_conditions import INVALID_SPEC
 from app.engine.cascade import cascades
 from app.engine.refresh_triggers import (
+    SPEC_INVALID,
     RefreshAsk,
     annotation_refresh,
     merge_asks,
@@ -203,6 +204,10 @@ class ControlPlane:
         logger.warning("application.invalid", app=str(ref), field=field, error=problem)
         await app_patches.set_condition(self._rt.control_plane, obj, INVALID_SPEC, problem)
         self._seen[ref] = _Seen(doc, problem)
+        if await self._rt.apps.mark_invalid(ref, problem):
+            # A registered app went invalid: compare reports it (Unknown, InvalidSpecError)
+            # and never auto-syncs the last valid version meanwhile.
+            await self._refresh(ref, SPEC_INVALID)
 
     def _ignore(self, ref: AppRef) -> None:
         if ref not in self._ignored:

@@ -235,9 +235,8 @@ async def test_an_unknown_destination_is_a_comparison_error_naming_the_field(
 ) -> None:
     app = await register(runtime, destination={"name": "prod-eu", "namespace": "shop"})
     await seed_manifests(runtime, app, [config_map("web")])
-    await runtime.live.replace(ref(app), [])
 
-    await compare_now(worker, app)
+    await compare_now(worker, app)  # nothing watches that cluster: its cache never warms
 
     status = (await stored(runtime, app)).status
     assert status.sync.status is SyncStatusCode.UNKNOWN
@@ -349,3 +348,20 @@ async def test_a_destination_that_cannot_answer_discovery_is_retried_not_reporte
     assert await runtime.status.read_status(ref(app)) is None
     await compare_now(worker, app)
     assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
+
+
+async def test_an_application_gone_invalid_is_unknown_and_never_auto_synced(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime, automated={"prune": True})
+    await seed_manifests(runtime, app, [config_map("web")])
+    await runtime.live.replace(ref(app), [])
+    problem = "spec.destination: needs a server URL or a cluster name"
+    assert await runtime.apps.mark_invalid(ref(app), problem)
+
+    await compare_now(worker, app)
+
+    status = (await stored(runtime, app)).status
+    assert status.sync.status is SyncStatusCode.UNKNOWN
+    assert [(c.type, c.message) for c in status.conditions] == [("InvalidSpecError", problem)]
+    assert await runtime.operations.load(ref(app)) is None, "the last valid spec was synced"

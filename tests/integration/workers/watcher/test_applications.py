@@ -80,7 +80,7 @@ async def test_hard_refresh_annotation_forces_and_is_removed(
     await eventually(annotation_gone, what="the refresh annotation to be removed")
 
 
-async def test_an_invalid_application_gets_a_condition_and_changes_nothing_else(
+async def test_an_invalid_application_gets_a_condition_and_keeps_its_last_valid_spec(
     runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
 ) -> None:
     await kubectl_apply(kubectl, application("web"))
@@ -98,14 +98,18 @@ async def test_an_invalid_application_gets_a_condition_and_changes_nothing_else(
 
     (shown,) = await eventually(condition, what="an InvalidSpecError condition")
     assert "spec.destination" in shown["message"] and "server" in shown["message"]
-    registered = await runtime.apps.get(WEB)
-    assert registered is not None and registered.spec.source is not None
-    assert registered.spec.source.path == "app", "the registry kept the last valid spec"
+    refresh = await published.refresh("web")
+    assert (refresh.level, refresh.reason) == (RefreshLevel.RECENT, "Application spec is invalid")
+    registered = await runtime.apps.lookup(WEB)
+    assert registered is not None and registered.app.spec.source is not None
+    assert registered.app.spec.source.path == "app", "the registry kept the last valid spec"
+    assert registered.invalid == shown["message"], "compare is told why it is invalid"
 
     await kubectl_apply(kubectl, application("web", path="fixed"))
     refresh = await published.refresh("web")
     assert refresh.reason == "Application spec changed"
-    assert published.refreshes_of("web") == [], "the invalid version asked for a refresh"
+    fixed = await runtime.apps.lookup(WEB)
+    assert fixed is not None and fixed.invalid == ""
     await eventually(lambda: _no_condition(runtime), what="the condition to be removed")
 
 
