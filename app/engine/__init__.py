@@ -15,5 +15,11 @@ text a user will see in a condition, an event or a log line.
 - `sync`: sync options, planning (phases, waves, hooks, prune) and the step machine.
 - `autosync`, `backoff`, `levels`, `history`: the automated-sync decision, self-heal and
   retry timing, comparison levels and resync jitter, operation history and rollback.
+- `appstatus`, `writeback`: the status a comparison writes, the events its transitions
+  deserve, and which fields go back onto the Application resource (and when).
+- `instance_names`, `refresh_triggers`, `app_conditions`, `cascade`, `resource_tree`:
+  what the cluster watcher decides (the name an app's objects carry, which change asks for
+  which refresh level, InvalidSpecError, cascade deletion, the resource tree).
+- `source_plan`, `polling`: which sources render at which revision; when a poll moved.
 - `redact`: the one place credentials and Secret values are masked.
 """
