@@ -69,10 +69,6 @@ class WebhookSettings:
     apps_timeout: float = 10.0
     """Seconds listing Applications may take (503 after)."""
 
-    @property
-    def effective_gitea_secret(self) -> str:
-        return self.gitea_secret or self.gogs_secret
-
 
 _SECRETS = {
     "github_secret": ("webhook.github.secret", "SLUICE_WEBHOOK_GITHUB_SECRET"),

@@ -9,10 +9,9 @@ counts as touching HEAD and its files as unknown, so nothing that might need a r
 misses one.
 """
 
-from collections.abc import Mapping
-
 from app.api.webhooks.errors import PayloadError, UnknownEvent
 from app.api.webhooks.payload import JsonObject, shown
+from app.api.webhooks.providers.dialect import HeaderProvider, SecretHeader
 from app.api.webhooks.pushes import (
     Event,
     PushEvent,
@@ -23,8 +22,6 @@ from app.api.webhooks.pushes import (
     read_ref,
     repo_identity,
 )
-from app.api.webhooks.settings import WebhookSettings, setting_names
-from app.api.webhooks.signatures import check_token
 
 UUID_HEADER = "X-Hook-UUID"
 EVENT_HEADER = "X-Event-Key"
@@ -63,39 +60,22 @@ def parse_push(doc: object, event: str) -> PushEvent:
     return PushEvent(event, repo, tuple(_change(c) for c in changes))
 
 
-class BitbucketCloud:
-    name = "bitbucket"
-    title = "Bitbucket Cloud"
-
-    def identifies(self, headers: Mapping[str, str]) -> bool:
-        return bool(headers.get(UUID_HEADER))
-
-    def delivery_id(self, headers: Mapping[str, str]) -> str:
-        return headers.get("X-Request-UUID", "")
-
-    def secret_setting(self, settings: WebhookSettings) -> str:
-        return setting_names("bitbucket_uuid") if settings.bitbucket_uuid else ""
-
-    def authenticate(
-        self, settings: WebhookSettings, headers: Mapping[str, str], body: bytes
-    ) -> None:
-        if settings.bitbucket_uuid:
-            check_token(
-                headers,
-                header=UUID_HEADER,
-                secret=settings.bitbucket_uuid,
-                provider=self.title,
-                setting=setting_names("bitbucket_uuid"),
-            )
-
-    def parse(self, headers: Mapping[str, str], doc: object) -> Event:
-        event = headers.get(EVENT_HEADER, "")
-        if event != "repo:push":
-            raise UnknownEvent(
-                f"Bitbucket Cloud event {shown(event)} is not handled: Sluice acts on "
-                "repo:push; select only the Repository push trigger"
-            )
-        return parse_push(doc, event)
+def _read_event(event: str, doc: object) -> Event:
+    if event != "repo:push":
+        raise UnknownEvent(
+            f"Bitbucket Cloud event {shown(event)} is not handled: Sluice acts on "
+            "repo:push; select only the Repository push trigger"
+        )
+    return parse_push(doc, event)
 
 
-BITBUCKET_CLOUD = BitbucketCloud()
+BITBUCKET_CLOUD = HeaderProvider(
+    name="bitbucket",
+    title="Bitbucket Cloud",
+    identity_header=UUID_HEADER,
+    event_header=EVENT_HEADER,
+    delivery_header="X-Request-UUID",
+    secrets=("bitbucket_uuid",),
+    proof=SecretHeader(UUID_HEADER),
+    read_event=_read_event,
+)

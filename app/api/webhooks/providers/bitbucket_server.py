@@ -8,10 +8,9 @@ DELETE}); every change is matched. No default branch or file list is sent: a bra
 counts as touching HEAD and its files as unknown.
 """
 
-from collections.abc import Mapping
-
 from app.api.webhooks.errors import PayloadError, UnknownEvent
 from app.api.webhooks.payload import JsonObject, shown
+from app.api.webhooks.providers.dialect import HeaderProvider, SecretHeader
 from app.api.webhooks.pushes import (
     Event,
     Ignored,
@@ -23,8 +22,6 @@ from app.api.webhooks.pushes import (
     read_ref,
     repo_identity,
 )
-from app.api.webhooks.settings import WebhookSettings, setting_names
-from app.api.webhooks.signatures import check_hmac
 
 EVENT_HEADER = "X-Event-Key"
 SIGNATURE_HEADER = "X-Hub-Signature"
@@ -55,43 +52,24 @@ def parse_push(doc: object, event: str) -> PushEvent:
     return PushEvent(event, repo, tuple(_change(c) for c in changes))
 
 
-class BitbucketServer:
-    name = "bitbucketserver"
-    title = "Bitbucket Server"
-
-    def identifies(self, headers: Mapping[str, str]) -> bool:
-        return bool(headers.get(EVENT_HEADER))
-
-    def delivery_id(self, headers: Mapping[str, str]) -> str:
-        return headers.get("X-Request-Id", "")
-
-    def secret_setting(self, settings: WebhookSettings) -> str:
-        return setting_names("bitbucket_server_secret") if settings.bitbucket_server_secret else ""
-
-    def authenticate(
-        self, settings: WebhookSettings, headers: Mapping[str, str], body: bytes
-    ) -> None:
-        if settings.bitbucket_server_secret:
-            check_hmac(
-                headers,
-                header=SIGNATURE_HEADER,
-                prefix="sha256=",
-                secret=settings.bitbucket_server_secret,
-                body=body,
-                provider=self.title,
-                setting=setting_names("bitbucket_server_secret"),
-            )
-
-    def parse(self, headers: Mapping[str, str], doc: object) -> Event:
-        event = headers.get(EVENT_HEADER, "")
-        if event == "diagnostics:ping":
-            return Ignored(event, "Bitbucket Server test connection: the webhook reaches Sluice")
-        if event != "repo:refs_changed":
-            raise UnknownEvent(
-                f"Bitbucket Server event {shown(event)} is not handled: Sluice acts on "
-                "repo:refs_changed (Repository: Push) and answers diagnostics:ping"
-            )
-        return parse_push(doc, event)
+def _read_event(event: str, doc: object) -> Event:
+    if event == "diagnostics:ping":
+        return Ignored(event, "Bitbucket Server test connection: the webhook reaches Sluice")
+    if event != "repo:refs_changed":
+        raise UnknownEvent(
+            f"Bitbucket Server event {shown(event)} is not handled: Sluice acts on "
+            "repo:refs_changed (Repository: Push) and answers diagnostics:ping"
+        )
+    return parse_push(doc, event)
 
 
-BITBUCKET_SERVER = BitbucketServer()
+BITBUCKET_SERVER = HeaderProvider(
+    name="bitbucketserver",
+    title="Bitbucket Server",
+    identity_header=EVENT_HEADER,
+    event_header=EVENT_HEADER,
+    delivery_header="X-Request-Id",
+    secrets=("bitbucket_server_secret",),
+    proof=SecretHeader(SIGNATURE_HEADER, hmac_prefix="sha256="),
+    read_event=_read_event,
+)

@@ -7,67 +7,41 @@ is recognised first (see providers/__init__.py). Argo CD checks Gitea with the G
 Sluice uses `webhook.gitea.secret` when set and the Gogs secret otherwise.
 """
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from app.api.webhooks.errors import UnknownEvent
 from app.api.webhooks.payload import shown
+from app.api.webhooks.providers.dialect import HeaderProvider, SecretHeader
 from app.api.webhooks.providers.github import parse_push
 from app.api.webhooks.pushes import Event
-from app.api.webhooks.settings import WebhookSettings, setting_names
-from app.api.webhooks.signatures import check_hmac
 
 
-@dataclass(frozen=True, slots=True)
-class GogsFamily:
-    """Gitea or Gogs: the same payload under each one's own header prefix."""
-
-    name: str
-    title: str
-    prefix: str
-    """`X-Gitea` or `X-Gogs`: followed by `-Event`, `-Signature`, `-Delivery`."""
-
-    def identifies(self, headers: Mapping[str, str]) -> bool:
-        return bool(headers.get(f"{self.prefix}-Event"))
-
-    def delivery_id(self, headers: Mapping[str, str]) -> str:
-        return headers.get(f"{self.prefix}-Delivery", "")
-
-    def _secret(self, settings: WebhookSettings) -> tuple[str, str]:
-        if self.name == "gitea" and settings.gitea_secret:
-            return settings.gitea_secret, setting_names("gitea_secret")
-        if self.name == "gitea":
-            return settings.effective_gitea_secret, setting_names("gogs_secret")
-        return settings.gogs_secret, setting_names("gogs_secret")
-
-    def secret_setting(self, settings: WebhookSettings) -> str:
-        secret, setting = self._secret(settings)
-        return setting if secret else ""
-
-    def authenticate(
-        self, settings: WebhookSettings, headers: Mapping[str, str], body: bytes
-    ) -> None:
-        secret, setting = self._secret(settings)
-        if secret:
-            check_hmac(
-                headers,
-                header=f"{self.prefix}-Signature",
-                prefix="",
-                secret=secret,
-                body=body,
-                provider=self.title,
-                setting=setting,
-            )
-
-    def parse(self, headers: Mapping[str, str], doc: object) -> Event:
-        event = headers.get(f"{self.prefix}-Event", "")
+def _push_reader(title: str) -> Callable[[str, object], Event]:
+    def read_event(event: str, doc: object) -> Event:
         if event != "push":
             raise UnknownEvent(
-                f"{self.title} event {shown(event)} is not handled: Sluice acts on push "
+                f"{title} event {shown(event)} is not handled: Sluice acts on push "
                 f"events; trigger this webhook on push events only"
             )
         return parse_push(doc, event)
 
+    return read_event
 
-GITEA = GogsFamily("gitea", "Gitea", "X-Gitea")
-GOGS = GogsFamily("gogs", "Gogs", "X-Gogs")
+
+def _gogs_family(name: str, title: str, prefix: str, secrets: tuple[str, ...]) -> HeaderProvider:
+    """Gitea or Gogs: the same payload under `prefix` (`X-Gitea`, `X-Gogs`) + `-Event`,
+    `-Signature`, `-Delivery`."""
+    return HeaderProvider(
+        name=name,
+        title=title,
+        identity_header=f"{prefix}-Event",
+        event_header=f"{prefix}-Event",
+        delivery_header=f"{prefix}-Delivery",
+        secrets=secrets,
+        proof=SecretHeader(f"{prefix}-Signature", hmac_prefix=""),
+        read_event=_push_reader(title),
+    )
+
+
+GITEA = _gogs_family("gitea", "Gitea", "X-Gitea", ("gitea_secret", "gogs_secret"))
+GOGS = _gogs_family("gogs", "Gogs", "X-Gogs", ("gogs_secret",))

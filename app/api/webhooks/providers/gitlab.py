@@ -11,24 +11,11 @@ ignored (an administrator cannot turn the others off, and failing them would get
 disabled).
 """
 
-from collections.abc import Mapping
-
 from app.api.webhooks.errors import UnknownEvent
 from app.api.webhooks.payload import JsonObject, shown
-from app.api.webhooks.pushes import (
-    NULL_SHA,
-    Event,
-    Ignored,
-    PushEvent,
-    Ref,
-    RefChange,
-    RefKind,
-    bounded_files,
-    read_ref,
-    repo_identity,
-)
-from app.api.webhooks.settings import WebhookSettings, setting_names
-from app.api.webhooks.signatures import check_token
+from app.api.webhooks.providers.dialect import HeaderProvider, SecretHeader
+from app.api.webhooks.providers.github import read_change
+from app.api.webhooks.pushes import Event, Ignored, PushEvent, repo_identity
 
 EVENT_HEADER = "X-Gitlab-Event"
 TOKEN_HEADER = "X-Gitlab-Token"  # noqa: S105 (a header name)
@@ -42,66 +29,36 @@ def parse_push(doc: object, event: str) -> PushEvent:
     project = root.obj("project")
     urls = [("project.web_url", project.string("web_url"))]
     repo = repo_identity(urls + project.present_strings("git_http_url", "git_ssh_url"))
-    ref = Ref.parse(read_ref("ref", root.string("ref")))
-    before = root.string("before")
-    after = root.string("after")
-    default_branch = project.string("default_branch")
-    commits = root.objects("commits", required=False)
-    total = root.optional_int("total_commits_count")
-    complete = total is None or total <= len(commits)
-    files_known = complete and NULL_SHA not in (before, after)
-    groups = [c.strings(key) for c in commits for key in ("added", "modified", "removed")]
-    change = RefChange(
-        ref=ref,
-        before=before,
-        after=after,
-        touched_head=ref.kind is RefKind.BRANCH and ref.name == default_branch,
-        changed_files=bounded_files(groups) if files_known else (),
-    )
-    return PushEvent(event, repo, (change,))
+
+    def complete(listed: int) -> bool:
+        total = root.optional_int("total_commits_count")
+        return total is None or total <= listed
+
+    return PushEvent(event, repo, (read_change(root, project, complete),))
 
 
-class GitLab:
-    name = "gitlab"
-    title = "GitLab"
-
-    def identifies(self, headers: Mapping[str, str]) -> bool:
-        return bool(headers.get(EVENT_HEADER))
-
-    def delivery_id(self, headers: Mapping[str, str]) -> str:
-        return headers.get("X-Gitlab-Event-UUID", "")
-
-    def secret_setting(self, settings: WebhookSettings) -> str:
-        return setting_names("gitlab_secret") if settings.gitlab_secret else ""
-
-    def authenticate(
-        self, settings: WebhookSettings, headers: Mapping[str, str], body: bytes
-    ) -> None:
-        if settings.gitlab_secret:
-            check_token(
-                headers,
-                header=TOKEN_HEADER,
-                secret=settings.gitlab_secret,
-                provider=self.title,
-                setting=setting_names("gitlab_secret"),
-            )
-
-    def parse(self, headers: Mapping[str, str], doc: object) -> Event:
-        event = headers.get(EVENT_HEADER, "")
-        if event in PUSH_EVENTS:
-            return parse_push(doc, event)
-        if event != SYSTEM_HOOK:
-            raise UnknownEvent(
-                f"GitLab event {shown(event)} is not handled: Sluice acts on Push Hook, "
-                "Tag Push Hook and System Hook; enable only push and tag push events"
-            )
-        root = JsonObject(doc)
-        kind = root.optional_string("event_name") or root.string("object_kind")
-        if kind not in _PUSH_KINDS:
-            return Ignored(
-                f"{event}: {kind[:60]}", f"GitLab system hook {shown(kind)} is not a push"
-            )
-        return parse_push(doc, f"{event}: {kind}")
+def _read_event(event: str, doc: object) -> Event:
+    if event in PUSH_EVENTS:
+        return parse_push(doc, event)
+    if event != SYSTEM_HOOK:
+        raise UnknownEvent(
+            f"GitLab event {shown(event)} is not handled: Sluice acts on Push Hook, "
+            "Tag Push Hook and System Hook; enable only push and tag push events"
+        )
+    root = JsonObject(doc)
+    kind = root.optional_string("event_name") or root.string("object_kind")
+    if kind not in _PUSH_KINDS:
+        return Ignored(f"{event}: {kind[:60]}", f"GitLab system hook {shown(kind)} is not a push")
+    return parse_push(doc, f"{event}: {kind}")
 
 
-GITLAB = GitLab()
+GITLAB = HeaderProvider(
+    name="gitlab",
+    title="GitLab",
+    identity_header=EVENT_HEADER,
+    event_header=EVENT_HEADER,
+    delivery_header="X-Gitlab-Event-UUID",
+    secrets=("gitlab_secret",),
+    proof=SecretHeader(TOKEN_HEADER),
+    read_event=_read_event,
+)

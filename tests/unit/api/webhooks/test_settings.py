@@ -1,11 +1,16 @@
 """Webhook settings from a Kubernetes Secret's data and the environment (pure loader)."""
 
 import base64
+import hashlib
+import hmac
 
 import pytest
 
+from app.api.webhooks.errors import Unauthorized
 from app.api.webhooks.providers import PROVIDERS
 from app.api.webhooks.settings import MIB, SettingsError, WebhookSettings, load_settings
+
+BODY = b'{"ref": "refs/heads/main"}'
 
 
 def b64(text: str) -> str:
@@ -38,13 +43,19 @@ def test_argo_cd_secret_keys_are_read() -> None:
     assert all(p.secret_setting(settings) for p in PROVIDERS)
 
 
+def _gitea_signed_with(secret: str) -> dict[str, str]:
+    return {"X-Gitea-Signature": hmac.new(secret.encode(), BODY, hashlib.sha256).hexdigest()}
+
+
 def test_gitea_falls_back_to_the_gogs_secret() -> None:
     gitea = next(p for p in PROVIDERS if p.name == "gitea")
     only_gogs = load_settings({"SLUICE_WEBHOOK_GOGS_SECRET": "g"})
     both = load_settings({"SLUICE_WEBHOOK_GOGS_SECRET": "g", "SLUICE_WEBHOOK_GITEA_SECRET": "t"})
-    assert only_gogs.effective_gitea_secret == "g"
+    gitea.authenticate(only_gogs, _gitea_signed_with("g"), BODY)
     assert "webhook.gogs.secret" in gitea.secret_setting(only_gogs)
-    assert both.effective_gitea_secret == "t"
+    gitea.authenticate(both, _gitea_signed_with("t"), BODY)
+    with pytest.raises(Unauthorized):
+        gitea.authenticate(both, _gitea_signed_with("g"), BODY)
     assert "webhook.gitea.secret" in gitea.secret_setting(both)
 
 
