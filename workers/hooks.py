@@ -17,60 +17,21 @@ operation), so performing a step twice applies the same hook twice and never cre
 second one: no hook runs twice.
 """
 
-from app.bus.consumer import ConsumerSettings
 from app.bus.messages import HOOK, HookRequest
 from app.engine.sync import StateError, SyncState
-from app.store.coalescing import CoalesceSettings, Pending
 from workers.runtime import Runtime
-from workers.stage import Stage
 from workers.syncing.arrivals import Arrival, arrival
-from workers.syncing.context import OperationContext, SyncServices
+from workers.syncing.context import OperationContext
 from workers.syncing.finishing import finish
 from workers.syncing.performing import GONE, abandon, perform_step
-from workers.syncing.settings import SyncWorkerSettings
+from workers.syncing.stepping import StepWorker
 
 
-class HookWorker:
+class HookWorker(StepWorker[HookRequest]):
     """Consumes HookRequest messages; see the module docstring."""
 
     name = "hooks"
-
-    def __init__(
-        self,
-        rt: Runtime,
-        *,
-        settings: SyncWorkerSettings | None = None,
-        consumer: ConsumerSettings | None = None,
-        coalesce: CoalesceSettings | None = None,
-    ) -> None:
-        self._rt = rt
-        self._services = SyncServices.of(rt, settings)
-        self._stage = Stage(
-            rt,
-            HOOK,
-            self.handle,
-            level=lambda message: message.step,
-            consumer=consumer,
-            coalesce=coalesce,
-        )
-
-    async def start(self) -> None:
-        await self._stage.start()
-
-    async def stop(self) -> None:
-        await self._stage.stop()
-
-    async def handle(self, message: HookRequest, _pending: Pending) -> None:
-        """Perform the hook step `message` names, or repeat its follow-up; the run is
-        marked in the log by `hooks.step_started` and `hooks.step_ended`."""
-        ctx = OperationContext(
-            self._services, message.app, message.operation, self.name, origin=message.step
-        )
-        ctx.log.info("hooks.step_started", step=message.step)
-        try:
-            await self._handle(ctx, message)
-        finally:
-            ctx.log.info("hooks.step_ended", step=message.step)
+    channel = HOOK
 
     async def _handle(self, ctx: OperationContext, message: HookRequest) -> None:
         rt, ref = self._rt, message.app

@@ -51,18 +51,18 @@ from app.engine.sync.reads import objects_to_read
 from app.model.application import Application
 from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase
-from app.store.coalescing import CoalesceSettings, Pending
+from app.store.coalescing import CoalesceSettings
 from app.store.operations import SyncRecord
 from workers.clusters import UnknownDestination
 from workers.runtime import Runtime
-from workers.stage import Stage
 from workers.syncing.arrivals import Arrival, arrival
-from workers.syncing.context import OperationContext, SyncServices, has_hook_actions, now
+from workers.syncing.context import OperationContext, has_hook_actions, now
 from workers.syncing.finishing import finish, write_status
 from workers.syncing.observing import observe
 from workers.syncing.performing import GONE, abandon, perform_step
 from workers.syncing.planning import Planner, PlanRefused
 from workers.syncing.settings import SyncWorkerSettings
+from workers.syncing.stepping import StepWorker
 
 Taken = tuple[SyncState, int] | None
 """A state to take further at once in the same handler, and the step it stands at (None:
@@ -87,10 +87,12 @@ def _unplanned(app_name: str, operation: Operation, started_at: str) -> SyncStat
     )
 
 
-class SyncWorker:
+class SyncWorker(StepWorker[SyncStep]):
     """Consumes SyncStep messages; see the module docstring."""
 
     name = "sync"
+    channel = SYNC
+    inline = True
 
     def __init__(
         self,
@@ -100,44 +102,8 @@ class SyncWorker:
         consumer: ConsumerSettings | None = None,
         coalesce: CoalesceSettings | None = None,
     ) -> None:
-        self._rt = rt
-        self._services = SyncServices.of(rt, settings)
+        super().__init__(rt, settings=settings, consumer=consumer, coalesce=coalesce)
         self._planner = Planner(rt, self._services.settings)
-        self._stage = Stage(
-            rt,
-            SYNC,
-            self.handle,
-            level=lambda message: message.step,
-            consumer=consumer,
-            coalesce=coalesce,
-        )
-
-    async def start(self) -> None:
-        await self._stage.start()
-
-    async def stop(self) -> None:
-        await self._stage.stop()
-
-    async def handle(self, message: SyncStep, _pending: Pending) -> None:
-        """Take the step `message` asks for (and the ones due right after it).
-
-        `sync.step_started` and `sync.step_ended` mark the run in the log with app,
-        operation, step and time, so runs of one app can be checked across replicas:
-        no two overlap.
-        """
-        ctx = OperationContext(
-            self._services,
-            message.app,
-            message.operation,
-            self.name,
-            origin=message.step,
-            inline=True,
-        )
-        ctx.log.info("sync.step_started", step=message.step)
-        try:
-            await self._handle(ctx, message)
-        finally:
-            ctx.log.info("sync.step_ended", step=message.step)
 
     async def _handle(self, ctx: OperationContext, message: SyncStep) -> None:
         rt, ref = self._rt, message.app

@@ -10,6 +10,8 @@ the rest, each named for what it does:
   (warm) live cache; the destination's discovery; the project's verdicts.
 - `observing`: before a step, GET exactly the objects the step looks at
   (`app.engine.sync.reads`), concurrently, under one deadline, with their health.
+- `stepping`: the loop both workers run: a Stage over their channel coalesced by step,
+  one `OperationContext` per message, each run marked in the log.
 - `arrivals`: whether a step message names the step to take, is the message that stored
   the current state delivered again (it resumes), or is stale.
 - `context`: one operation's identity and its writes: persist a state with the step
