@@ -62,6 +62,13 @@ async def find_app(call: Call[Any, Any], ref: AppRef) -> Application:
     return app
 
 
+async def named_app(call: Call[Any, Any]) -> tuple[AppRef, Application]:
+    """The app the path's `{name}` and the `appNamespace` query name, if this token may
+    see it; the same 404 otherwise."""
+    ref = app_ref(call, call.path("name"), call.query.app_namespace)
+    return ref, await find_app(call, ref)
+
+
 def require_write(call: Call[Any, Any]) -> None:
     if call.principal.read_only:
         raise Forbidden(f"token {call.principal.name!r} is read-only; it may not change anything")

@@ -12,6 +12,7 @@ from typing import Any
 from app import log
 from app.api import access
 from app.api.errors import BadRequest, Conflict
+from app.api.handlers import writes
 from app.api.routes import Call, Route
 from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
 from app.cluster.errors import Conflict as ClusterConflict
@@ -29,7 +30,6 @@ from app.store.status import StoredStatus
 logger = log.get("api")
 
 _READ_BATCH = 64
-_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 
 
 async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[Application]:
@@ -72,8 +72,7 @@ async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
 
 
 async def get_application(call: Call[AppQuery, None]) -> Application:
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    app = await access.find_app(call, ref)
+    _, app = await access.named_app(call)
     return (await with_status(call, [app]))[0]
 
 
@@ -89,22 +88,13 @@ def _prepared(call: Call[Any, Any], app: Application) -> Application:
     return app
 
 
-def _document(app: Application) -> dict[str, Any]:
-    doc = app.to_dict()
-    doc.pop("status", None)
-    meta = doc.setdefault("metadata", {})
-    for key in _SERVER_SET:
-        meta.pop(key, None)
-    return doc
-
-
 async def create_application(call: Call[CreateQuery, Application]) -> Application:
     access.require_write(call)
     app = _prepared(call, call.body)
     await access.check_application(call, app)
     log_ = logger.bind(app=f"{app.namespace}/{app.name}", principal=call.principal.name)
     try:
-        created = await call.rt.control_plane.create(_document(app))
+        created = await call.rt.control_plane.create(writes.writable(app.to_dict()))
     except ClusterConflict:
         if not call.query.upsert:
             raise Conflict(
@@ -136,22 +126,13 @@ async def _current(call: Call[Any, Any], app: Application) -> dict[str, Any]:
 
 
 async def _replace(call: Call[Any, Any], app: Application) -> Application:
-    doc = await _current(call, app)
-    wanted = _document(app)
-    meta = dict(doc.get("metadata") or {})
-    for key in ("labels", "annotations", "finalizers"):
-        if key in wanted["metadata"]:
-            meta[key] = wanted["metadata"][key]
-    if app.metadata.resource_version:
-        meta["resourceVersion"] = app.metadata.resource_version
-    updated = {**doc, "metadata": meta, "spec": wanted["spec"]}
-    try:
-        written = await call.rt.control_plane.replace(updated)
-    except ClusterConflict:
-        raise Conflict(
-            f"application {app.namespace}/{app.name} was changed by someone else; "
-            "read it again and retry"
-        ) from None
+    written = await writes.replace(
+        call,
+        await _current(call, app),
+        writes.writable(app.to_dict()),
+        app.metadata.resource_version,
+        f"application {app.namespace}/{app.name}",
+    )
     return Application.from_dict(written)
 
 

@@ -58,8 +58,7 @@ def _diff(resource: ResourceComparison) -> str:
 
 async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
     rt = call.rt
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    app = await access.find_app(call, ref)
+    ref, app = await access.named_app(call)
     stored = await rt.status.read_status(ref)
     sync = stored.status.sync if stored is not None else None
     revisions = (list(sync.revisions) or [sync.revision]) if sync is not None else []

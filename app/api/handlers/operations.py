@@ -142,8 +142,7 @@ async def _start(
 
 async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarted:
     access.require_write(call)
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    app = await access.find_app(call, ref)
+    ref, app = await access.named_app(call)
     project = await access.check_application(call, app)
     await _check_resources(call, app, project, call.body)
     return await _start(call, ref, app, _sync_operation(call, app), "sync")
@@ -151,8 +150,7 @@ async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarte
 
 async def rollback_application(call: Call[AppQuery, RollbackRequest]) -> OperationStarted:
     access.require_write(call)
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    app = await access.find_app(call, ref)
+    ref, app = await access.named_app(call)
     await access.check_application(call, app)
     app.status.history = await call.rt.history.load(ref)
     try:
@@ -170,8 +168,7 @@ async def rollback_application(call: Call[AppQuery, RollbackRequest]) -> Operati
 
 async def terminate_operation(call: Call[AppQuery, None]) -> Result:
     access.require_write(call)
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    app = await access.find_app(call, ref)
+    ref, app = await access.named_app(call)
     if not await request_termination(call.rt, app):
         raise Conflict(f"no operation is in progress on application {ref}; nothing to terminate")
     logger.info("api.termination_requested", app=str(ref), principal=call.principal.name)
@@ -179,8 +176,7 @@ async def terminate_operation(call: Call[AppQuery, None]) -> Result:
 
 
 async def refresh_application(call: Call[RefreshQuery, Empty]) -> Result:
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    await access.find_app(call, ref)
+    ref, _ = await access.named_app(call)
     level = RefreshLevel.FORCE if call.query.hard else RefreshLevel.LATEST
     kind = "hard refresh" if call.query.hard else "refresh"
     await publish(

@@ -11,6 +11,7 @@ from typing import Any
 from app import log
 from app.api import access
 from app.api.errors import BadRequest, Conflict, NotFound
+from app.api.handlers import writes
 from app.api.routes import Call, Route
 from app.api.shapes import NAME_MAX, NAME_PATTERN, ProjectList, Result
 from app.cluster.errors import Conflict as ClusterConflict
@@ -21,7 +22,6 @@ from app.model.project import AppProject
 
 logger = log.get("api")
 _NAME = re.compile(NAME_PATTERN)
-_SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
 
 
 def _not_found(name: str) -> NotFound:
@@ -83,12 +83,8 @@ def _document(call: Call[Any, Any], project: AppProject) -> dict[str, Any]:
             f"metadata.namespace: AppProjects live in the control-plane namespace {namespace!r}"
         )
     _check_name(project.name, "metadata.name")
-    doc = project.to_dict()
-    doc.pop("status", None)
-    meta = doc.setdefault("metadata", {})
-    meta["namespace"] = namespace
-    for key in _SERVER_SET:
-        meta.pop(key, None)
+    doc = writes.writable(project.to_dict())
+    doc["metadata"]["namespace"] = namespace
     return doc
 
 
@@ -110,20 +106,9 @@ async def update_project(call: Call[None, AppProject]) -> AppProject:
         raise BadRequest(f"metadata.name: {call.body.name!r} does not match the path's {name!r}")
     current = await _current(call, name)
     wanted = _document(call, call.body)
-    meta = dict(current.get("metadata") or {})
-    for key in ("labels", "annotations", "finalizers"):
-        if key in wanted["metadata"]:
-            meta[key] = wanted["metadata"][key]
-    if call.body.metadata.resource_version:
-        meta["resourceVersion"] = call.body.metadata.resource_version
-    try:
-        written = await call.rt.control_plane.replace(
-            {**current, "metadata": meta, "spec": wanted.get("spec", {})}
-        )
-    except ClusterConflict:
-        raise Conflict(
-            f"project {name} was changed by someone else; read it again and retry"
-        ) from None
+    written = await writes.replace(
+        call, current, wanted, call.body.metadata.resource_version, f"project {name}"
+    )
     logger.info("api.project_updated", project=name, principal=call.principal.name)
     return AppProject.from_dict(written)
 

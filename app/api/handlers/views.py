@@ -19,15 +19,13 @@ from app.model import codec
 
 
 async def resource_tree(call: Call[AppQuery, None]) -> TreeResponse:
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    await access.find_app(call, ref)
+    ref, _ = await access.named_app(call)
     nodes = await call.rt.tree.load(ref)
     return TreeResponse([dict(node) for node in nodes or []])
 
 
 async def history(call: Call[AppQuery, None]) -> web.Response:
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    await access.find_app(call, ref)
+    ref, _ = await access.named_app(call)
     entries = await call.rt.history.load(ref)
     # Argo CD writes `id` even when it is 0; the model codec leaves zeros out.
     items: list[dict[str, Any]] = [codec.encode(e) | {"id": e.id} for e in entries]
@@ -35,8 +33,7 @@ async def history(call: Call[AppQuery, None]) -> web.Response:
 
 
 async def recent_events(call: Call[EventsQuery, None]) -> EventList:
-    ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
-    await access.find_app(call, ref)
+    ref, _ = await access.named_app(call)
     found = await eventlog.recent(call.rt.bus, ref, call.query.limit)
     return EventList([EventEntry(e.seq, str(e.app), e.type.value, asdict(e.event)) for e in found])
 
