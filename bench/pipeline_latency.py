@@ -19,6 +19,7 @@ from pathlib import Path
 from app import log
 from bench.support.figures import Line, percentile, report
 from bench.support.latency import LatencyRun
+from bench.support.options import positive
 from workers.poller import poll_once
 
 TARGET_P50 = 0.5
@@ -40,8 +41,8 @@ async def run(resources: int, runs: int) -> list[float]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench pipeline_latency", description=__doc__)
-    parser.add_argument("--resources", type=int, default=20, help="objects in the app")
-    parser.add_argument("--runs", type=int, default=20, help="timed rounds")
+    parser.add_argument("--resources", type=positive, default=20, help="objects in the app")
+    parser.add_argument("--runs", type=positive, default=20, help="timed rounds")
     args = parser.parse_args(argv)
     log.configure(level="warning")
     try:

@@ -18,12 +18,12 @@ import os
 import statistics
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from app import log
 from bench.support import status
 from bench.support.figures import Line, report
 from bench.support.fleet import WORKERS, Fleet, FleetOptions
+from bench.support.options import new_directory, positive
 from bench.support.processes import Usage
 
 TARGET_SECONDS = 60.0
@@ -49,16 +49,25 @@ def replicas(text: str) -> dict[str, int]:
 
 def options_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--apps", type=int, default=1000, help="apps to deploy")
-    parser.add_argument("--resources", type=int, default=10, help="objects per app")
+    parser.add_argument("--apps", type=positive, default=1000, help="apps to deploy")
+    parser.add_argument("--resources", type=positive, default=10, help="objects per app")
     parser.add_argument(
         "--replicas", type=replicas, default={}, help="worker processes, e.g. compare=2,sync=2"
     )
-    parser.add_argument("--concurrency", type=int, default=16, help="handlers per worker process")
-    parser.add_argument("--timeout", type=float, default=600.0, help="give up after (seconds)")
-    parser.add_argument("--log-level", default="warning", help="the workers' log level")
     parser.add_argument(
-        "--keep", type=Path, help="work in this (new) directory and keep it: logs, repository"
+        "--concurrency", type=positive, default=16, help="handlers per worker process"
+    )
+    parser.add_argument("--timeout", type=positive, default=600, help="give up after (seconds)")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("debug", "info", "warning", "error"),
+        help="the workers' log level",
+    )
+    parser.add_argument(
+        "--keep",
+        type=new_directory,
+        help="work in this new directory and keep it (logs, repository)",
     )
     return parser
 

@@ -1,11 +1,13 @@
-"""What the pipeline benchmarks share: workloads, servers, worker processes, status reads.
+"""What the pipeline benchmarks share: workloads, processes, status reads, figures.
 
 - `workload`: the apps (a Git repository of N app directories of K resources each,
   and their Argo CD Applications).
-- `servers`: NATS, Redis and the local cluster for a benchmark, each in its own process.
-- `processes`: `sluice worker <name>` replicas, and their CPU seconds and peak RSS.
+- `latency`: one app on the embedded stack in this process, and the commit-to-synced clock.
+- `fleet`: NATS, Redis, the local cluster and every worker, each in its own process.
+- `processes`: those child processes, and their CPU seconds and peak RSS.
 - `status`: every app's sync, health, revision and comparison count, in one round trip.
-- `figures`: percentiles and the lines every benchmark prints.
+- `figures`: percentiles and the report every benchmark prints.
+- `options`: command-line value types (whole numbers, a new directory to keep).
 
 Benchmarks measure; they assert nothing about time (tests never do either).
 """
