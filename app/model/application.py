@@ -3,14 +3,15 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.model import codec
+from app.model import document
+from app.model.document import Document
 from app.model.duration import parse_duration
 from app.model.errors import SpecError
 from app.model.meta import ObjectMeta
 from app.model.operation import Operation
 from app.model.status import ApplicationStatus
 
-API_VERSION = "argoproj.io/v1alpha1"
+API_VERSION = document.API_VERSION
 KIND = "Application"
 DEFAULT_PROJECT = "default"
 DEFAULT_REVISION_HISTORY_LIMIT = 10
@@ -211,7 +212,8 @@ class ApplicationSpec:
 
 
 @dataclass
-class Application:
+class Application(Document):
+    KIND = KIND
     metadata: ObjectMeta
     spec: ApplicationSpec
     api_version: str = API_VERSION
@@ -220,35 +222,13 @@ class Application:
     operation: Operation | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def validate(self, path: str) -> None:
-        if self.api_version != API_VERSION:
-            raise SpecError("apiVersion", f"expected {API_VERSION}, got {self.api_version!r}")
-        if self.kind != KIND:
-            raise SpecError("kind", f"expected {KIND}, got {self.kind!r}")
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
     @property
     def namespace(self) -> str:
         return self.metadata.namespace
 
     @classmethod
-    def from_dict(cls, data: Any, *, source: str = "") -> "Application":
-        """Parse an Application; SpecError names the document, field path and problem."""
-        label = source
-        if not label and isinstance(data, dict):
-            name = (
-                (data.get("metadata") or {}).get("name")
-                if isinstance(data.get("metadata"), dict)
-                else None
-            )
-            label = f"Application {name}" if name else "Application"
-        try:
-            return codec.decode(cls, data)
-        except SpecError as e:
-            raise e.within(label) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        return codec.encode(self)
+    def error_source(cls, data: Any) -> str:
+        """`Application <name>` when the document names itself."""
+        meta = data.get("metadata") if isinstance(data, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return f"Application {name}" if name else "Application"

@@ -3,11 +3,11 @@
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.model import codec
-from app.model.errors import SpecError
+from app.model import document
+from app.model.document import Document
 from app.model.meta import ObjectMeta
 
-API_VERSION = "argoproj.io/v1alpha1"
+API_VERSION = document.API_VERSION
 KIND = "AppProject"
 
 
@@ -46,34 +46,14 @@ class AppProjectSpec:
 
 
 @dataclass
-class AppProject:
+class AppProject(Document):
+    KIND = KIND
     metadata: ObjectMeta
     spec: AppProjectSpec = field(default_factory=AppProjectSpec)
     api_version: str = API_VERSION
     kind: str = KIND
     status: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
-
-    def validate(self, path: str) -> None:
-        if self.api_version != API_VERSION:
-            raise SpecError("apiVersion", f"expected {API_VERSION}, got {self.api_version!r}")
-        if self.kind != KIND:
-            raise SpecError("kind", f"expected {KIND}, got {self.kind!r}")
-
-    @property
-    def name(self) -> str:
-        return self.metadata.name
-
-    @classmethod
-    def from_dict(cls, data: Any, *, source: str = "") -> "AppProject":
-        label = source or "AppProject"
-        try:
-            return codec.decode(cls, data)
-        except SpecError as e:
-            raise e.within(label) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        return codec.encode(self)
 
     @classmethod
     def default(cls) -> "AppProject":
