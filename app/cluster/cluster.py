@@ -66,6 +66,10 @@ def _dry_run(dry_run: bool) -> Params:
     return [("dryRun", "All")] if dry_run else []
 
 
+def _write_query(field_manager: str, dry_run: bool) -> Params:
+    return [("fieldManager", field_manager), *_dry_run(dry_run)]
+
+
 class Cluster:
     """One cluster, opened with `async with Cluster(config) as cluster:`.
 
@@ -135,6 +139,18 @@ class Cluster:
     def _target(self, verb: str, api_version: str, kind: str, namespace: str, name: str) -> Target:
         return Target(verb, kind, api_version, namespace, name, self.name)
 
+    def _object_target(self, obj: Any, verb: str) -> Target:
+        """The target of writing manifest `obj`; Invalid when it names no object."""
+        return self._target(verb, *_identity(obj, verb))
+
+    @asynccontextmanager
+    async def _resolved(
+        self, target: Target, time_limit: float | None
+    ) -> AsyncIterator[ResourceType]:
+        """Under the call's deadline: the resource type of the target's kind."""
+        async with self._deadline(target, time_limit):
+            yield await self.discovery.resolve(target.api_version, target.kind)
+
     async def resource(
         self, api_version: str, kind: str, *, time_limit: float | None = None
     ) -> ResourceType:
@@ -168,8 +184,7 @@ class Cluster:
     ) -> KubeObject:
         """The live object (NotFound if it does not exist)."""
         target = self._target("get", api_version, kind, namespace, name)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
+        async with self._resolved(target, time_limit) as rt:
             path = object_path(rt, namespace, name, target, subresource)
             obj: KubeObject = await self.transport.call("GET", path, target)
             return obj
@@ -186,8 +201,7 @@ class Cluster:
     ) -> ObjectList:
         """Every object of a kind (in `namespace`, or all) matching the selectors."""
         target = self._target("list", api_version, kind, namespace, "")
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
+        async with self._resolved(target, time_limit) as rt:
             return await list_objects(
                 self.transport,
                 rt,
@@ -224,12 +238,9 @@ class Cluster:
     ) -> KubeObject:
         """POST a new object (Conflict, reason AlreadyExists, if it exists); `generateName`
         works. Returns the object as stored (or as it would be, with `dry_run`)."""
-        api_version, kind, namespace, name = _identity(obj, "create")
-        target = self._target("create", api_version, kind, namespace, name)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
-            query = [("fieldManager", field_manager), *_dry_run(dry_run)]
-            created = await self._post(rt, obj, target, query)
+        target = self._object_target(obj, "create")
+        async with self._resolved(target, time_limit) as rt:
+            created = await self._post(rt, obj, target, _write_query(field_manager, dry_run))
             self._after_write(rt, dry_run)
             return created
 
@@ -245,12 +256,10 @@ class Cluster:
 
         A resourceVersion in `obj` makes it conditional (Conflict if the object changed).
         """
-        api_version, kind, namespace, name = _identity(obj, "replace")
-        target = self._target("replace", api_version, kind, namespace, name)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
-            path = object_path(rt, namespace, name, target)
-            query = [("fieldManager", field_manager), *_dry_run(dry_run)]
+        target = self._object_target(obj, "replace")
+        async with self._resolved(target, time_limit) as rt:
+            path = object_path(rt, target.namespace, target.name, target)
+            query = _write_query(field_manager, dry_run)
             try:
                 result: KubeObject = await self.transport.call(
                     "PUT", path, target, query=query, body=obj
@@ -265,11 +274,9 @@ class Cluster:
         self, obj: KubeObject, *, dry_run: bool = False, time_limit: float | None = None
     ) -> KubeObject:
         """PUT the object's status subresource: only `status` changes, generation does not."""
-        api_version, kind, namespace, name = _identity(obj, "replace status")
-        target = self._target("replace status", api_version, kind, namespace, name)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
-            path = object_path(rt, namespace, name, target, "status")
+        target = self._object_target(obj, "replace status")
+        async with self._resolved(target, time_limit) as rt:
+            path = object_path(rt, target.namespace, target.name, target, "status")
             result: KubeObject = await self.transport.call(
                 "PUT", path, target, query=_dry_run(dry_run), body=obj
             )
@@ -292,12 +299,10 @@ class Cluster:
         in the last-applied annotation and send the three-way patch between the previous
         annotation, `obj` and the live object, so fields dropped from `obj` are removed.
         """
-        api_version, kind, namespace, name = _identity(obj, "apply")
-        target = self._target("apply", api_version, kind, namespace, name)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
-            path = object_path(rt, namespace, name, target)
-            query = [("fieldManager", field_manager), *_dry_run(dry_run)]
+        target = self._object_target(obj, "apply")
+        async with self._resolved(target, time_limit) as rt:
+            path = object_path(rt, target.namespace, target.name, target)
+            query = _write_query(field_manager, dry_run)
             if mode is ApplyMode.SERVER_SIDE:
                 result: KubeObject = await self.transport.call(
                     "PATCH",
@@ -361,10 +366,9 @@ class Cluster:
         if (patch_type is PatchType.JSON) != isinstance(patch, list):
             shape = "a list of operations" if patch_type is PatchType.JSON else "an object"
             raise Invalid(f"a {patch_type.name} patch must be {shape}", target=target)
-        async with self._deadline(target, time_limit):
-            rt = await self.discovery.resolve(api_version, kind)
+        async with self._resolved(target, time_limit) as rt:
             path = object_path(rt, namespace, name, target, subresource)
-            query = [("fieldManager", field_manager), *_dry_run(dry_run)]
+            query = _write_query(field_manager, dry_run)
             result: KubeObject = await self.transport.call(
                 "PATCH", path, target, query=query, body=patch, content_type=patch_type.value
             )
