@@ -10,19 +10,12 @@ the new commit; the poller's interval is not part of it. p50 and p95 over the ro
 after one warm-up round.
 """
 
-import argparse
-import asyncio
 import sys
 import tempfile
 from pathlib import Path
 
-from app import log
-from bench.support.figures import Line, percentile, report
-from bench.support.latency import LatencyRun
-from bench.support.options import positive
+from bench.support.latency import LatencyRun, latency_main
 from workers.poller import poll_once
-
-TARGET_P50 = 0.5
 
 
 async def run(resources: int, runs: int) -> list[float]:
@@ -40,32 +33,16 @@ async def run(resources: int, runs: int) -> list[float]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench pipeline_latency", description=__doc__)
-    parser.add_argument("--resources", type=positive, default=20, help="objects in the app")
-    parser.add_argument("--runs", type=positive, default=20, help="timed rounds")
-    args = parser.parse_args(argv)
-    log.configure(level="warning")
-    try:
-        samples = asyncio.run(run(args.resources, args.runs))
-    except TimeoutError as e:
-        print(f"pipeline_latency: {e}", file=sys.stderr)
-        return 1
-    p50, p95 = percentile(samples, 50), percentile(samples, 95)
-    report(
-        "pipeline_latency: commit -> poller `latest` refresh -> Synced + Healthy at the commit",
-        f"one app of {args.resources} resources; embedded stack in one process, "
-        "local cluster controller delay 0",
-        [
-            Line("p50", f"{p50:.3f} s", f"< {TARGET_P50} s"),
-            Line("p95", f"{p95:.3f} s"),
-            Line("min / max", f"{min(samples):.3f} / {max(samples):.3f} s"),
-            Line("rounds", f"{len(samples)} (after 1 warm-up)"),
-        ],
-        "Argo CD without webhooks notices a push at its next reconciliation, every 180 s by "
-        "default (timeout.reconciliation); Sluice's poller interval is 60 s by default",
-        ["python", "-m", "bench", "pipeline_latency", *argv],
+    return latency_main(
+        "pipeline_latency",
+        argv,
+        run,
+        description=__doc__,
+        title="commit -> poller `latest` refresh -> Synced + Healthy at the commit",
+        setup="embedded stack in one process, local cluster controller delay 0",
+        baseline="Argo CD without webhooks notices a push at its next reconciliation, every "
+        "180 s by default (timeout.reconciliation); Sluice's poller interval is 60 s by default",
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,8 +8,6 @@ listing and publishes a `latest` refresh. The clock stops when the status store 
 app Synced + Healthy at the new commit. p50 and p95 over the rounds, after one warm-up.
 """
 
-import argparse
-import asyncio
 import hashlib
 import hmac
 import json
@@ -23,12 +21,8 @@ from typing import Any
 
 import aiohttp
 
-from app import log
-from bench.support.figures import Line, percentile, report
-from bench.support.latency import LatencyRun
-from bench.support.options import positive
+from bench.support.latency import LatencyRun, latency_main
 
-TARGET_P50 = 0.5
 SIGNING_VARIABLE = "SLUICE_WEBHOOK_GITHUB_SECRET"
 REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=10)
 
@@ -93,31 +87,15 @@ async def run(resources: int, runs: int) -> list[float]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench webhook_latency", description=__doc__)
-    parser.add_argument("--resources", type=positive, default=20, help="objects in the app")
-    parser.add_argument("--runs", type=positive, default=20, help="timed rounds")
-    args = parser.parse_args(argv)
-    log.configure(level="warning")
-    try:
-        samples = asyncio.run(run(args.resources, args.runs))
-    except TimeoutError as e:
-        print(f"webhook_latency: {e}", file=sys.stderr)
-        return 1
-    p50, p95 = percentile(samples, 50), percentile(samples, 95)
-    report(
-        "webhook_latency: commit -> signed GitHub push webhook -> Synced + Healthy at the commit",
-        f"one app of {args.resources} resources; embedded stack and REST API in one process, "
-        "local cluster controller delay 0",
-        [
-            Line("p50", f"{p50:.3f} s", f"< {TARGET_P50} s"),
-            Line("p95", f"{p95:.3f} s"),
-            Line("min / max", f"{min(samples):.3f} / {max(samples):.3f} s"),
-            Line("rounds", f"{len(samples)} (after 1 warm-up)"),
-        ],
-        "pipeline_latency (the same push noticed by the poller) on the same machine",
-        ["python", "-m", "bench", "webhook_latency", *argv],
+    return latency_main(
+        "webhook_latency",
+        argv,
+        run,
+        description=__doc__,
+        title="commit -> signed GitHub push webhook -> Synced + Healthy at the commit",
+        setup="embedded stack and REST API in one process, local cluster controller delay 0",
+        baseline="pipeline_latency (the same push noticed by the poller) on the same machine",
     )
-    return 0
 
 
 if __name__ == "__main__":

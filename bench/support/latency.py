@@ -8,16 +8,22 @@ starts the clock, calls `trigger(sha)` (what tells Sluice about the push), and s
 clock once the status store shows the app Synced + Healthy at that commit.
 """
 
+import argparse
+import asyncio
 import contextlib
+import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from app import log
 from app.bus.subjects import AppRef
 from app.cli.stack import Stack, StackOptions
 from bench.support import status
+from bench.support.figures import Line, percentile, report
+from bench.support.options import positive
 from bench.support.workload import Workload, app_names
 from workers.runtime import Runtime
 from workers.settings import TimingSettings
@@ -25,6 +31,7 @@ from workers.settings import TimingSettings
 NAMESPACE = "sluice"
 SETTLE_TIMEOUT = 60.0
 """Seconds one round may take before the benchmark gives up (and says so)."""
+TARGET_P50 = 0.5
 
 logger = log.get("bench")
 
@@ -89,3 +96,41 @@ class LatencyRun:
             if round_no >= warmup:
                 samples.append(elapsed)
         return samples
+
+
+def latency_main(
+    name: str,
+    argv: list[str],
+    run: Callable[[int, int], Coroutine[Any, Any, list[float]]],
+    *,
+    description: str | None,
+    title: str,
+    setup: str,
+    baseline: str,
+) -> int:
+    """A latency benchmark's command: `--resources` and `--runs`, then `run(resources,
+    runs)`'s samples reported as p50 (held to TARGET_P50), p95, min and max."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench {name}", description=description)
+    parser.add_argument("--resources", type=positive, default=20, help="objects in the app")
+    parser.add_argument("--runs", type=positive, default=20, help="timed rounds")
+    args = parser.parse_args(argv)
+    log.configure(level="warning")
+    try:
+        samples = asyncio.run(run(args.resources, args.runs))
+    except TimeoutError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
+    p50, p95 = percentile(samples, 50), percentile(samples, 95)
+    report(
+        f"{name}: {title}",
+        f"one app of {args.resources} resources; {setup}",
+        [
+            Line("p50", f"{p50:.3f} s", f"< {TARGET_P50} s"),
+            Line("p95", f"{p95:.3f} s"),
+            Line("min / max", f"{min(samples):.3f} / {max(samples):.3f} s"),
+            Line("rounds", f"{len(samples)} (after 1 warm-up)"),
+        ],
+        baseline,
+        ["python", "-m", "bench", name, *argv],
+    )
+    return 0
