@@ -14,22 +14,20 @@ import sys
 import time
 from dataclasses import dataclass
 
-from app import log
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
-from bench.pipeline_scale import (
-    all_processes,
-    difference,
-    fleet_options,
-    options_parser,
-    usage_lines,
-    verbs,
-)
 from bench.support import status
 from bench.support.figures import Line, report
 from bench.support.fleet import Fleet, FleetOptions
+from bench.support.fleet_command import (
+    all_processes,
+    difference,
+    run_fleet,
+    usage_lines,
+    verbs,
+)
 from bench.support.processes import Usage
 
 TARGET_CPU = 5.0
@@ -85,15 +83,10 @@ async def run(options: FleetOptions) -> Resync:
 
 
 def main(argv: list[str]) -> int:
-    parser = options_parser("python -m bench pipeline_resync", __doc__)
-    args = parser.parse_args(argv)
-    log.configure(level="warning")
-    options = fleet_options(args)
-    try:
-        result = asyncio.run(run(options))
-    except (TimeoutError, RuntimeError) as e:
-        print(f"pipeline_resync: {e}", file=sys.stderr)
+    ran = run_fleet("pipeline_resync", argv, __doc__, run)
+    if ran is None:
         return 1
+    args, options, result = ran
     workers = result.after["workers (all)"].cpu_seconds - result.before["workers (all)"].cpu_seconds
     report(
         f"pipeline_resync: one `latest` refresh of each of {args.apps} unchanged apps "

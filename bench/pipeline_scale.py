@@ -12,18 +12,20 @@ when the status store shows every app Synced + Healthy. CPU seconds are the work
 RSS is each worker process's high-water mark, added up.
 """
 
-import argparse
-import asyncio
-import os
 import statistics
 import sys
 from dataclasses import dataclass
 
-from app import log
 from bench.support import status
 from bench.support.figures import Line, report
-from bench.support.fleet import WORKERS, Fleet, FleetOptions
-from bench.support.options import new_directory, positive
+from bench.support.fleet import Fleet, FleetOptions
+from bench.support.fleet_command import (
+    all_processes,
+    difference,
+    run_fleet,
+    usage_lines,
+    verbs,
+)
 from bench.support.processes import Usage
 
 TARGET_SECONDS = 60.0
@@ -31,68 +33,6 @@ BASELINE = (
     "Flux's published benchmark: 4 min 16 s (256 s) for 1,000 Kustomizations "
     "(fluxcd/flux-benchmark, Flux v2.2 on a kind cluster)"
 )
-
-
-def replicas(text: str) -> dict[str, int]:
-    """`compare=2,sync=2` -> {"compare": 2, "sync": 2}."""
-    found = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, _, count = part.partition("=")
-        if name not in WORKERS or not count.isdigit() or int(count) < 1:
-            raise argparse.ArgumentTypeError(
-                f"{part!r}: expected NAME=COUNT with NAME one of {', '.join(WORKERS)} "
-                "and COUNT at least 1"
-            )
-        found[name] = int(count)
-    return found
-
-
-def options_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--apps", type=positive, default=1000, help="apps to deploy")
-    parser.add_argument("--resources", type=positive, default=10, help="objects per app")
-    parser.add_argument(
-        "--replicas", type=replicas, default={}, help="worker processes, e.g. compare=2,sync=2"
-    )
-    parser.add_argument(
-        "--concurrency", type=positive, default=16, help="handlers per worker process"
-    )
-    parser.add_argument("--timeout", type=positive, default=600, help="give up after (seconds)")
-    parser.add_argument(
-        "--log-level",
-        default="warning",
-        choices=("debug", "info", "warning", "error"),
-        help="the workers' log level",
-    )
-    parser.add_argument(
-        "--keep",
-        type=new_directory,
-        help="work in this new directory and keep it (logs, repository)",
-    )
-    return parser
-
-
-def fleet_options(args: argparse.Namespace) -> FleetOptions:
-    return FleetOptions(
-        apps=args.apps,
-        resources=args.resources,
-        replicas=args.replicas,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        log_level=args.log_level,
-        keep=args.keep,
-    )
-
-
-def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]:
-    """CPU seconds used between two readings and peak RSS, per process group."""
-    lines = []
-    for name, now in after.items():
-        cpu = now.cpu_seconds - before[name].cpu_seconds
-        lines.append(
-            Line(f"  {name}", f"{cpu:7.1f} CPU s, peak RSS {now.peak_rss_bytes >> 20} MiB")
-        )
-    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,44 +56,16 @@ async def run(options: FleetOptions) -> Deployed:
         return Deployed(seconds, before, after, requests, [s.seq for s in states.values()])
 
 
-def difference(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
-    """Requests by verb between two readings of the local cluster's counts."""
-    return {verb: n - before.get(verb, 0) for verb, n in after.items() if n != before.get(verb, 0)}
-
-
-def all_processes(before: dict[str, Usage], after: dict[str, Usage]) -> str:
-    """CPU of the workers and the servers together, and the wall time it takes at least."""
-    used = sum(
-        after[name].cpu_seconds - before[name].cpu_seconds
-        for name in after
-        if name not in WORKERS  # each worker is in "workers (all)" already
-    )
-    cores = os.cpu_count() or 1
-    return (
-        f"{used:.1f} s (workers, NATS, Redis, local cluster): at least {used / cores:.1f} s "
-        f"of wall time on {cores} otherwise idle cores"
-    )
-
-
 def comparisons(seqs: list[int]) -> str:
     """Mean and largest number of comparisons stored per app."""
     return f"{statistics.mean(seqs):.1f} on average, at most {max(seqs)}"
 
 
-def verbs(requests: dict[str, int]) -> str:
-    return ", ".join(f"{verb} {n}" for verb, n in sorted(requests.items())) or "none"
-
-
 def main(argv: list[str]) -> int:
-    parser = options_parser("python -m bench pipeline_scale", __doc__)
-    args = parser.parse_args(argv)
-    log.configure(level="warning")
-    options = fleet_options(args)
-    try:
-        result = asyncio.run(run(options))
-    except (TimeoutError, RuntimeError) as e:
-        print(f"pipeline_scale: {e}", file=sys.stderr)
+    ran = run_fleet("pipeline_scale", argv, __doc__, run)
+    if ran is None:
         return 1
+    args, options, result = ran
     seconds, before, after = result.seconds, result.before, result.after
     workers = after["workers (all)"].cpu_seconds - before["workers (all)"].cpu_seconds
     rss = after["workers (all)"].peak_rss_bytes >> 20

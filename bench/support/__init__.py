@@ -4,6 +4,7 @@
   and their Argo CD Applications).
 - `latency`: one app on the embedded stack in this process, and the commit-to-synced clock.
 - `fleet`: NATS, Redis, the local cluster and every worker, each in its own process.
+- `fleet_command`: the fleet benchmarks' options, their run, and their shared figures.
 - `processes`: those child processes, and their CPU seconds and peak RSS.
 - `status`: every app's sync, health, revision and comparison count, in one round trip.
 - `figures`: percentiles and the report every benchmark prints.

@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from app.engine.manifests import load_manifests
-from bench.pipeline_scale import replicas
 from bench.support.figures import percentile
+from bench.support.fleet_command import replicas
 from bench.support.workload import Workload, app_manifests, app_names
 
 PERCENTILES = [

@@ -1,0 +1,125 @@
+"""The fleet benchmarks' command line and shared figures (`pipeline_scale`, `pipeline_resync`).
+
+`run_fleet` parses the options every fleet benchmark takes (apps, resources, replicas,
+concurrency, timeout, log level, a directory to keep), runs the benchmark and prints why
+it gave up when it did; the rest turns process usage and the local cluster's request
+counts into report lines.
+"""
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from app import log
+from bench.support.figures import Line
+from bench.support.fleet import WORKERS, FleetOptions
+from bench.support.options import new_directory, positive
+from bench.support.processes import Usage
+
+R = TypeVar("R")
+
+
+def replicas(text: str) -> dict[str, int]:
+    """`compare=2,sync=2` -> {"compare": 2, "sync": 2}."""
+    found = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, count = part.partition("=")
+        if name not in WORKERS or not count.isdigit() or int(count) < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part!r}: expected NAME=COUNT with NAME one of {', '.join(WORKERS)} "
+                "and COUNT at least 1"
+            )
+        found[name] = int(count)
+    return found
+
+
+def options_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--apps", type=positive, default=1000, help="apps to deploy")
+    parser.add_argument("--resources", type=positive, default=10, help="objects per app")
+    parser.add_argument(
+        "--replicas", type=replicas, default={}, help="worker processes, e.g. compare=2,sync=2"
+    )
+    parser.add_argument(
+        "--concurrency", type=positive, default=16, help="handlers per worker process"
+    )
+    parser.add_argument("--timeout", type=positive, default=600, help="give up after (seconds)")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("debug", "info", "warning", "error"),
+        help="the workers' log level",
+    )
+    parser.add_argument(
+        "--keep",
+        type=new_directory,
+        help="work in this new directory and keep it (logs, repository)",
+    )
+    return parser
+
+
+def fleet_options(args: argparse.Namespace) -> FleetOptions:
+    return FleetOptions(
+        apps=args.apps,
+        resources=args.resources,
+        replicas=args.replicas,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        log_level=args.log_level,
+        keep=args.keep,
+    )
+
+
+def run_fleet(
+    name: str,
+    argv: list[str],
+    description: str | None,
+    run: Callable[[FleetOptions], Coroutine[Any, Any, R]],
+) -> tuple[argparse.Namespace, FleetOptions, R] | None:
+    """The options, the fleet they describe and what `run` measured on it; None (the reason
+    printed) when the benchmark gave up."""
+    args = options_parser(f"python -m bench {name}", description).parse_args(argv)
+    log.configure(level="warning")
+    options = fleet_options(args)
+    try:
+        return args, options, asyncio.run(run(options))
+    except (TimeoutError, RuntimeError) as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return None
+
+
+def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]:
+    """CPU seconds used between two readings and peak RSS, per process group."""
+    lines = []
+    for name, now in after.items():
+        cpu = now.cpu_seconds - before[name].cpu_seconds
+        lines.append(
+            Line(f"  {name}", f"{cpu:7.1f} CPU s, peak RSS {now.peak_rss_bytes >> 20} MiB")
+        )
+    return lines
+
+
+def difference(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Requests by verb between two readings of the local cluster's counts."""
+    return {verb: n - before.get(verb, 0) for verb, n in after.items() if n != before.get(verb, 0)}
+
+
+def all_processes(before: dict[str, Usage], after: dict[str, Usage]) -> str:
+    """CPU of the workers and the servers together, and the wall time it takes at least."""
+    used = sum(
+        after[name].cpu_seconds - before[name].cpu_seconds
+        for name in after
+        if name not in WORKERS  # each worker is in "workers (all)" already
+    )
+    cores = os.cpu_count() or 1
+    return (
+        f"{used:.1f} s (workers, NATS, Redis, local cluster): at least {used / cores:.1f} s "
+        f"of wall time on {cores} otherwise idle cores"
+    )
+
+
+def verbs(requests: dict[str, int]) -> str:
+    return ", ".join(f"{verb} {n}" for verb, n in sorted(requests.items())) or "none"
