@@ -5,7 +5,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app import log
@@ -45,7 +45,15 @@ def log_tail(path: Path) -> str:
 class ServerProcess:
     """One child process writing to a log file; `stop` ends it, politely first."""
 
-    def __init__(self, name: str, argv: Sequence[str], log_path: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        log_path: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Start `argv`; `env` adds to (or overrides) this process's environment."""
         self.name = name
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -54,6 +62,7 @@ class ServerProcess:
             # stops its servers in order, instead of killing them under running workers.
             self._proc = subprocess.Popen(
                 list(argv),
+                env=None if env is None else {**os.environ, **env},
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,

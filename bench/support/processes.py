@@ -6,15 +6,14 @@ the process and of the children it has reaped (a worker's `git` runs); peak RSS 
 kernel's high-water mark (`VmHWM` in /proc/PID/status), so no sampling can miss a peak.
 """
 
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+
+from app.embedded.process import ServerProcess, log_tail
 
 SLUICE = (sys.executable, "-m", "app.cli.main")
 """The `sluice` command, run by the interpreter running the benchmark."""
@@ -64,41 +63,19 @@ def total(pids: Sequence[int]) -> Usage:
     return result
 
 
-class Child:
+class Child(ServerProcess):
     """`sluice ARGS` as a child process in its own session, its output in a log file."""
 
     def __init__(self, name: str, args: Sequence[str], env: Mapping[str, str], log_dir: Path):
-        self.name = name
-        self.log_path = log_dir / f"{name}.log"
-        log_dir.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("ab") as out:
-            self._proc = subprocess.Popen(
-                [*SLUICE, *args],
-                env={**os.environ, **env},
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
+        super().__init__(name, [*SLUICE, *args], log_dir / f"{name}.log", env=env)
 
     def check_running(self) -> None:
         """RuntimeError with the end of its log if the process has exited."""
-        code = self._proc.poll()
+        code = self.exit_code
         if code is not None:
-            tail = self.log_path.read_text(errors="replace")[-2000:]
+            tail = log_tail(self.log_path)
             raise RuntimeError(f"{self.name} exited with code {code}; its log ends with:\n{tail}")
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """SIGTERM, then SIGKILL after `timeout` seconds. Safe to call twice."""
-        if self._proc.poll() is not None:
-            return
-        self._proc.send_signal(signal.SIGTERM)
-        try:
-            self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        super().stop(timeout)
