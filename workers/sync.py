@@ -261,6 +261,7 @@ class SyncWorker(StepWorker[SyncStep]):
             step=stored,
             terminating=terminating,
             actions=len(step.actions),
+            decision=step.decision,
             message=step.state.message,
         )
         await ctx.report_hooks(state, step.state)

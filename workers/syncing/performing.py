@@ -55,6 +55,7 @@ async def perform_step(
     ctx.log.info(
         "sync.performed",
         step=step,
+        kind=state.step_kind.value if state.step_kind else None,
         actions=len(performed.results),
         failed=sum(not r.ok for r in performed.results),
         message=after.message,

@@ -9,7 +9,6 @@ results to `record_results`, persists again, and follows `state.next`.
 from dataclasses import replace
 from datetime import datetime
 
-from app import log
 from app.engine.sync.actions import Continue, Done, Next, Replan, Wait
 from app.engine.sync.execution import Batch, RunContext, run_tasks, settle_prune
 from app.engine.sync.messages import (
@@ -37,8 +36,6 @@ from app.engine.sync.task import SyncTask
 from app.engine.sync.tasks import SyncPlan
 from app.model.annotations import HOOK_FINALIZER
 from app.model.sync import HookDeletePolicy, OperationPhase, ResultCode, SyncPhase
-
-logger = log.get("sync")
 
 
 def _check_time(now: datetime) -> None:
@@ -73,13 +70,6 @@ def start(plan: SyncPlan, now: datetime) -> SyncState:
         managed_namespace_metadata=plan.managed_namespace_metadata,
         warnings=plan.warnings,
         next=Continue("operation started"),
-    )
-    logger.info(
-        "sync.started",
-        app=plan.app,
-        revision=plan.revision,
-        tasks=len(plan.tasks),
-        warnings=list(plan.warnings),
     )
     return _begin(state, plan, now)
 
@@ -164,7 +154,6 @@ class _Stepper:
         self.now = now
         self.settings = settings
         self.ledger = Ledger(state.tasks)
-        self.log = logger.bind(app=state.app, revision=state.revision, step=state.step)
         approved_at = observation.prune_approved_at
         self.context = RunContext(
             prune=state.sync.prune,
@@ -289,12 +278,13 @@ class _Stepper:
         return [finalizers, deletes]
 
     def succeed(self, message: str) -> Step:
-        self.log.info("sync.succeeding", message=message)
         batches = [] if self.context.dry_run else self.cleanup(HookDeletePolicy.HOOK_SUCCEEDED)
         done = finish(
             replace(self.state, all_tasks_run=False), OperationPhase.SUCCEEDED, message, self.now
         )
-        return emit(done, self.ledger, StepKind.FINISH, batches, done.next)
+        return emit(
+            done, self.ledger, StepKind.FINISH, batches, done.next, decision=f"succeed: {message}"
+        )
 
     def failure_path(self, main: list[SyncTask]) -> Step:
         """SEMANTICS §2: fail at once, or run every SyncFail hook first and fail after."""
@@ -307,13 +297,13 @@ class _Stepper:
             hooks_failed = [t for t in sync_fail if not t.successful]
             if hooks_failed:
                 message += "\n" + with_reason(SYNC_FAIL_HOOKS_FAILED, hooks_failed)
-            self.log.info("sync.failed", message=message, sync_fail_hooks=len(sync_fail))
             done = finish(self.state, OperationPhase.FAILED, message, self.now)
-            return emit(done, self.ledger, StepKind.FINISH, cleanup, done.next)
+            after_hooks = f" after {len(sync_fail)} SyncFail hook(s)" if sync_fail else ""
+            decision = f"fail{after_hooks}: {message}"
+            return emit(done, self.ledger, StepKind.FINISH, cleanup, done.next, decision=decision)
         starting = [t for t in sync_fail if t.pending]
         run = run_tasks(self.ledger, starting, self.observation, self.context)
         text = run.waiting or running_message(starting)
-        self.log.info("sync.sync_fail_hooks", hooks=len(starting), reason=message)
         then = wait(self.now, self.settings.recheck, text) if run.waiting else Continue(text)
         return emit(
             self.state,
@@ -321,6 +311,7 @@ class _Stepper:
             StepKind.SYNC_FAIL,
             cleanup + run.batches,
             then,
+            decision=f"start {len(starting)} SyncFail hook(s) before failing: {message}",
             message=text,
             failed_to_apply=False,
         )
@@ -331,7 +322,9 @@ class _Stepper:
         phase, wave_no = head.sync_phase, head.wave
         final = (phase, wave_no) == (last.sync_phase, last.wave)
         current = [t for t in pending if (t.sync_phase, t.wave) == (phase, wave_no)]
-        self.log.info("sync.wave", phase=phase.value, wave=wave_no, tasks=len(current), final=final)
+        decision = f"run wave {wave_no} of phase {phase.value}: {len(current)} task(s)" + (
+            ", the last wave" if final else ""
+        )
         cleanup = self.cleanup(None)
         run = run_tasks(self.ledger, current, self.observation, self.context)
         if run.waiting:
@@ -342,6 +335,7 @@ class _Stepper:
                 StepKind.WAVE,
                 cleanup + run.batches,
                 held,
+                decision=decision,
                 message=run.waiting,
             )
         message = running_message(current)
@@ -365,6 +359,7 @@ class _Stepper:
             StepKind.WAVE,
             cleanup + run.batches,
             then,
+            decision=decision,
             message=message or RUNNING,
             all_tasks_run=all_run,
         )

@@ -13,15 +13,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 
-from app import log
 from app.engine.sync.actions import ActionResult, Continue
 from app.engine.sync.messages import DRY_RUN_FAILED, NAMESPACE_FAILED
 from app.engine.sync.progress import Ledger, with_reason
 from app.engine.sync.state import InFlight, StateError, StepKind, SyncState, Verb
 from app.engine.sync.steps import finish
 from app.model.sync import OperationPhase, ResultCode
-
-logger = log.get("sync")
 
 
 def _record(ledger: Ledger, state: SyncState, record: InFlight, result: ActionResult) -> None:
@@ -77,14 +74,6 @@ def record_results(state: SyncState, results: Iterable[ActionResult], now: datet
     kind = state.step_kind
     applied = [ledger[a.task_id] for a in state.in_flight if a.verb is Verb.APPLY]
     after = replace(state, tasks=ledger.freeze(), in_flight=(), step_kind=None)
-    logger.info(
-        "sync.recorded",
-        app=state.app,
-        step=state.step,
-        kind=kind.value if kind else None,
-        actions=len(state.in_flight),
-        failed=failed,
-    )
     if not failed:
         if kind is StepKind.DRY_RUN:
             return replace(after, dry_run_done=True)

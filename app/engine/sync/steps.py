@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from app import log
 from app.engine.backoff import retry_allowed, retry_wait
 from app.engine.sync.actions import (
     Action,
@@ -32,8 +31,6 @@ from app.engine.sync.progress import Ledger
 from app.engine.sync.state import InFlight, StepKind, SyncState, Verb
 from app.engine.sync.task import ApplyMode
 from app.model.sync import OperationPhase
-
-logger = log.get("sync")
 
 
 @dataclass(frozen=True)
@@ -61,6 +58,9 @@ class Step:
     state: SyncState
     batches: tuple[tuple[Action, ...], ...]
     then: Next
+    decision: str = ""
+    """What the engine chose to do in this step and why, for the worker's log (the state's
+    message says what users see); empty when the message says it all."""
 
     @property
     def actions(self) -> list[Action]:
@@ -120,6 +120,8 @@ def emit(
     kind: StepKind,
     batches: Sequence[Batch],
     then: Next,
+    *,
+    decision: str = "",
     **changes: Any,
 ) -> Step:
     """The step that runs `batches` (possibly none) and then follows `then`."""
@@ -140,12 +142,11 @@ def emit(
         next=then,
         **changes,
     )
-    return Step(new, rebuild(new), then)
+    return Step(new, rebuild(new), then, decision)
 
 
 def finish(state: SyncState, phase: OperationPhase, message: str, now: datetime) -> SyncState:
     """End the operation, or schedule a retry if it failed and the retry policy allows one."""
-    bound = logger.bind(app=state.app, revision=state.revision)
     retry = state.operation.retry
     retrying = (
         phase in (OperationPhase.FAILED, OperationPhase.ERROR)
@@ -157,7 +158,6 @@ def finish(state: SyncState, phase: OperationPhase, message: str, now: datetime)
         seconds = retry_wait(count, retry.effective_backoff)
         at = now + timedelta(seconds=seconds)
         text = f"{message}. Retrying attempt #{count} at {time_text(at)}."
-        bound.info("sync.retry_scheduled", attempt=count, at=time_text(at), reason=message)
         return replace(
             state,
             phase=OperationPhase.RUNNING,
@@ -169,7 +169,6 @@ def finish(state: SyncState, phase: OperationPhase, message: str, now: datetime)
         )
     if phase is not OperationPhase.SUCCEEDED and state.retry_count > 0:
         message = f"{message} (retried {state.retry_count} times)."
-    bound.info("sync.finished", phase=phase.value, message=message)
     return replace(
         state,
         phase=phase,

@@ -11,7 +11,6 @@ for every removal and deletion, which are harmless on missing objects.
 
 from datetime import datetime
 
-from app import log
 from app.engine.health import hook_status_from_health
 from app.engine.sync.actions import Continue, Done
 from app.engine.sync.execution import Batch
@@ -23,8 +22,6 @@ from app.engine.sync.steps import Step, emit
 from app.engine.sync.task import SyncTask
 from app.model.annotations import HOOK_FINALIZER
 from app.model.sync import HookDeletePolicy, OperationPhase
-
-logger = log.get("sync")
 
 
 def _observed(observation: Observation | None, task: SyncTask) -> Observed | None:
@@ -64,15 +61,14 @@ def terminate(state: SyncState, now: datetime, observation: Observation | None =
                 finalizers.append((Verb.REMOVE_HOOK_FINALIZER, task.id))
             if task.has_policy(HookDeletePolicy.HOOK_FAILED) and not (seen and seen.deleting):
                 deletes.append((Verb.DELETE_HOOK, task.id))
-    logger.info(
-        "sync.terminating", app=state.app, finalizers=len(finalizers), deletions=len(deletes)
-    )
     return emit(
         state,
         ledger,
         StepKind.TERMINATE,
         [finalizers, deletes],
         Continue("terminating"),
+        decision=f"terminating: {len(finalizers)} hook finalizer(s) to remove, "
+        f"{len(deletes)} hook(s) to delete",
         phase=OperationPhase.TERMINATING,
         message=TERMINATING,
         retry_at=None,

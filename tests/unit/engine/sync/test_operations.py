@@ -78,6 +78,21 @@ def test_presync_hook_then_waves_then_postsync_in_order_with_the_wave_delay() ->
     )
     assert trace.messages[service_index - 1] == "waiting for healthy state of apps/Deployment/web"
     assert [r.hook_phase for r in results(state).values()] == ["Succeeded"] * 5
+
+
+def test_each_step_says_what_it_decided_for_the_workers_log() -> None:
+    cluster = FakeCluster(
+        health_script={"migrate": [H.PROGRESSING, H.HEALTHY], "web": [H.PROGRESSING, H.HEALTHY]}
+    )
+    _, trace = drive(plan(full_app()), cluster)
+    assert [s.decision for s in trace.steps if s.decision] == [
+        "run wave 0 of phase PreSync: 1 task(s)",
+        "run wave -1 of phase Sync: 1 task(s)",
+        "run wave 0 of phase Sync: 1 task(s)",
+        "run wave 1 of phase Sync: 1 task(s)",
+        "run wave 0 of phase PostSync: 1 task(s), the last wave",
+        "succeed: successfully synced (no more tasks)",
+    ]
     assert "smoke" not in {k.name for k in cluster.objects}
     migrate = next(o for k, o in cluster.objects.items() if k.name == "migrate")
     assert migrate["metadata"]["finalizers"] == []
