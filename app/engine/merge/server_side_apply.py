@@ -19,7 +19,6 @@ conflicts instead of silently taking it over.
 
 from typing import Any, Final
 
-from app import log
 from app.engine.merge.compare import compare_objects
 from app.engine.merge.errors import ApplyConflict, Conflict, Fault, PatchError, depth_guarded
 from app.engine.merge.fieldpath import FIELD, MEMBER
@@ -43,7 +42,6 @@ from app.engine.merge.patch_strategies import root_for
 from app.engine.merge.schema import Node
 from app.engine.merge.typed_merge import Nulls, merge_object
 
-logger = log.get("merge")
 _PATCH_TYPE: Final = "server-side apply"
 
 
@@ -91,7 +89,7 @@ def server_side_apply(
         merged = _prune(merged, previous.fields, managers, node)
     changes = compare_objects(body, merged, node)
     changed = changes.changed
-    _settle_conflicts(managers, identity, changed, force=force, manager=manager)
+    _settle_conflicts(managers, identity, changed, force=force)
     for key, entry in managers.items():
         if key != identity:
             entry.fields = entry.fields - changes.removed
@@ -163,7 +161,6 @@ def _settle_conflicts(
     changed: FieldSet,
     *,
     force: bool,
-    manager: str,
 ) -> None:
     conflicts: list[Conflict] = []
     taken: list[tuple[Entry, FieldSet]] = []
@@ -181,8 +178,6 @@ def _settle_conflicts(
         return
     if not force:
         conflicts.sort(key=lambda c: (c.manager, c.operation, c.subresource))
-        logger.debug("apply_conflict", manager=manager, conflicts=len(conflicts))
         raise ApplyConflict(conflicts)
     for entry, overlap in taken:
         entry.fields = entry.fields - overlap
-    logger.debug("apply_forced", manager=manager, taken_from=sorted({c.manager for c in conflicts}))
