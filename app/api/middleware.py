@@ -115,7 +115,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         )
     except (ConnectionResetError, asyncio.CancelledError):
         raise
-    except Exception:
+    except Exception:  # a bug answers 500 with the traceback in the log only
         logger.exception("api.internal_error", route=route_name(request), method=request.method)
         failure = errors.ApiError("internal error; the server log has the details")
     if failure.status >= 500:

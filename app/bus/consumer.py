@@ -234,7 +234,7 @@ class Consumer(Generic[M]):
             log_.info("work.interrupted", action="redeliver now")
             await self._settle(msg.nak(), "nak")
             raise
-        except Exception as e:
+        except Exception as e:  # any other failure is redelivered with backoff
             delay = self._backoff(attempt)
             if isinstance(e, TimeoutError) and deadline.expired():
                 log_.error(

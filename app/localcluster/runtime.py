@@ -95,7 +95,7 @@ class Runtime:
                 reason=e.reason,
                 error=e.message,
             )
-        except Exception:
+        except Exception:  # one object's failure must not stop the controller
             logger.exception("reconcile failed", reconciler=name, object=str(ref))
             again = RETRY_AFTER_ERROR
         if again is not None:

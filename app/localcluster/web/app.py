@@ -43,7 +43,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         raise
     except (ConnectionResetError, asyncio.CancelledError):
         raise
-    except Exception as e:
+    except Exception as e:  # a bug answers a 500 Status, the server stays up
         logger.exception("request failed", method=request.method, path=request.path)
         return error_response(
             errors.ApiError(
