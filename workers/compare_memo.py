@@ -88,8 +88,6 @@ class ComparisonMemo:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._capacity = capacity
         self._entries: OrderedDict[AppRef, tuple[Fingerprint, Remembered]] = OrderedDict()
-        self.hits = 0
-        """Comparisons reused (for tests and metrics)."""
 
     def get(self, ref: AppRef, key: Fingerprint | None) -> Remembered | None:
         """What the app's last comparison left, if its inputs were `key`."""
@@ -97,7 +95,6 @@ class ComparisonMemo:
         if key is None or entry is None or not entry[0].same(key):
             return None
         self._entries.move_to_end(ref)
-        self.hits += 1
         return entry[1]
 
     def put(self, ref: AppRef, key: Fingerprint | None, remembered: Remembered) -> None:

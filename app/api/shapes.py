@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from app.model.application import Application
 from app.model.health import HealthStatusCode
-from app.model.operation import OperationState, RevisionHistory
+from app.model.operation import RevisionHistory
 from app.model.project import AppProject
 from app.model.sync import SyncStatusCode
 
@@ -231,15 +231,6 @@ class HistoryResponse:
 @dataclass
 class TreeResponse:
     nodes: list[dict[str, Any]]
-
-
-@dataclass
-class OperationResponse:
-    """The app's current (or last) operation; `operation` is null when it never had one."""
-
-    app: str
-    id: str
-    operation: OperationState | None
 
 
 @dataclass

@@ -76,7 +76,6 @@ class Delivery(Generic[M]):
     subject: str
     attempt: int
     """1 on first delivery, higher on redeliveries."""
-    stream_seq: int
     scheduled_by: str
     """The schedule subject if a timer produced this message, else ''."""
 
@@ -216,7 +215,6 @@ class Consumer(Generic[M]):
             message=message,
             subject=msg.subject,
             attempt=attempt,
-            stream_seq=meta.sequence.stream,
             scheduled_by=(msg.headers or {}).get(SCHEDULER, ""),
         )
         heartbeat = asyncio.create_task(self._heartbeat(msg), name=f"heartbeat:{msg.subject}")

@@ -181,9 +181,6 @@ class ComparisonResult:
         and ignored objects have none and are left out; they stay in `resources`)."""
         return [r.to_status() for r in self.resources if r.status is not None]
 
-    def by_key(self) -> dict[ResourceKey, ResourceComparison]:
-        return {r.key: r for r in self.resources}
-
 
 def _condition(kind: str, message: str) -> ApplicationCondition:
     return ApplicationCondition(type=kind, message=redact_text(message))

@@ -37,7 +37,6 @@ OWNED_FIELDS = (
     "summary",
 )
 """JSON names of the status fields the compare stage writes."""
-RECONCILE_TIMES = ("reconciledAt", "observedAt")
 
 
 def owned_fields(status: ApplicationStatus) -> dict[str, Any]:

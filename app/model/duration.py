@@ -26,18 +26,3 @@ def parse_duration(text: str, field: str = "") -> float:
     if pos != len(body) or pos == 0:
         raise SpecError(field, f"invalid duration {text!r}; write it like 5s, 3m or 1h30m")
     return sign * total
-
-
-def format_duration(seconds: float) -> str:
-    """The shortest Go spelling of a whole number of seconds (`3m0s` style kept simple)."""
-    whole = int(seconds)
-    if whole != seconds:
-        return f"{seconds:g}s"
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    out = ""
-    if hours:
-        out += f"{hours}h"
-    if hours or minutes:
-        out += f"{minutes}m"
-    return out + f"{secs}s"

@@ -5,16 +5,10 @@ Objects flow through Sluice as the JSON dicts the API server sends (`KubeObject`
 """
 
 from dataclasses import dataclass
-from typing import Any, NewType
+from typing import Any
 
 KubeObject = dict[str, Any]
 """A Kubernetes object as decoded JSON: apiVersion, kind, metadata, spec, status..."""
-
-AppName = NewType("AppName", str)
-"""An Application's name (unique within the control-plane namespace Sluice watches)."""
-
-Revision = NewType("Revision", str)
-"""A resolved Git commit SHA (40 hex digits), never a branch or tag name."""
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:

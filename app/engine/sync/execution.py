@@ -31,7 +31,6 @@ class Run:
     batches: list[Batch] = field(default_factory=list)
     waiting: str = ""
     """Non-empty when the wave's applies wait: for prune approval or hook deletion."""
-    awaiting_approval: bool = False
 
     def add(self, verb: Verb, tasks: Sequence[SyncTask]) -> None:
         if tasks:
@@ -109,7 +108,6 @@ def run_tasks(
     unconfirmed = [t for t in deleting if t.prune_mode is PruneMode.CONFIRM]
     if unconfirmed and not context.approved:
         run.waiting = _confirmation_message(unconfirmed)
-        run.awaiting_approval = True
         return run
     run.add(Verb.PRUNE, [t for t in prunes if settle_prune(ledger, t, context, observation)])
     recreate = [

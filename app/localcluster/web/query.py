@@ -69,7 +69,6 @@ class ListOptions:
     field_selector: str = ""
     watch: bool = False
     resource_version: str = ""
-    resource_version_match: str = ""
     timeout_seconds: int | None = None
     allow_bookmarks: bool = False
     send_initial_events: bool = False
@@ -83,7 +82,6 @@ def list_options(query: Mapping[str, str], watch_path: bool) -> ListOptions:
         field_selector=query.get("fieldSelector", ""),
         watch=watch_path or parse_bool(query, "watch"),
         resource_version=query.get("resourceVersion", ""),
-        resource_version_match=query.get("resourceVersionMatch", ""),
         timeout_seconds=parse_int(query, "timeoutSeconds"),
         allow_bookmarks=parse_bool(query, "allowWatchBookmarks"),
         send_initial_events=parse_bool(query, "sendInitialEvents"),
