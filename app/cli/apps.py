@@ -304,4 +304,4 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     _named(commands, "terminate", "terminate the running operation", plain).set_defaults(
         run=runner(terminate_app)
     )
-    follow.register(commands, lambda name, help_: _named(commands, name, help_, common))
+    follow.register(lambda name, help_: _named(commands, name, help_, common))

@@ -241,7 +241,8 @@ async def wait_app(args: argparse.Namespace) -> int:
             await asyncio.sleep(min(WAIT_POLL, max(0.0, deadline - time.monotonic())))
 
 
-def register(commands: Any, named: Callable[[str, str], Any]) -> None:
+def register(named: Callable[[str, str], Any]) -> None:
+    """Add `sync`, `rollback` and `wait`; `named(name, help)` creates a subcommand."""
     sync = named("sync", "sync an application and follow its progress")
     sync.add_argument("--revision", default="", help="revision to sync (default the target)")
     sync.add_argument("--prune", action="store_true", help="delete resources no longer in Git")
