@@ -8,6 +8,7 @@
 - `published`: every RefreshRequest and SyncStep published on the bus, in order.
 - `application(name, ...)`: an Application manifest as a user writes it (kubectl).
 - `tracked(obj, app)`: an object carrying the app's tracking id, as sync would apply it.
+- `config_map(name, ...)`, `deployment(name, replicas)`: objects in the destination.
 """
 
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,6 +30,8 @@ from workers.watching.settings import WatcherSettings
 
 NAMESPACE = "sluice"
 DESTINATION = "apps"
+WEB = AppRef(NAMESPACE, "web")
+"""The app most tests register (`application("web")`)."""
 
 
 @pytest.fixture
@@ -167,4 +170,21 @@ def config_map(name: str, **data: str) -> dict[str, Any]:
         "kind": "ConfigMap",
         "metadata": {"name": name, "namespace": DESTINATION},
         "data": data,
+    }
+
+
+def deployment(name: str, replicas: int) -> dict[str, Any]:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": DESTINATION},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]},
+            },
+        },
     }

@@ -6,11 +6,11 @@ from typing import Any
 
 from app.bus import schedules
 from app.bus.messages import RefreshRequest
-from app.bus.subjects import AppRef
 from app.model.annotations import REFRESH
 from app.model.sync import RefreshLevel
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
+    WEB,
     Published,
     application,
     kubectl_apply,
@@ -19,8 +19,6 @@ from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.watcher import Watcher
-
-WEB = AppRef(NAMESPACE, "web")
 
 
 async def get_app(rt: Runtime, name: str = "web") -> dict[str, Any]:

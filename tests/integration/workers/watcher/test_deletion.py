@@ -3,25 +3,23 @@ deleted (foreground, Delete=false respected) before the finalizer comes off."""
 
 from typing import Any
 
-from app.bus.subjects import AppRef
 from app.cluster import NotFound
 from app.model.annotations import RESOURCES_FINALIZER, SYNC_OPTIONS
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     NAMESPACE,
+    WEB,
     Published,
     application,
     config_map,
+    deployment,
     kubectl_apply,
     tracked,
 )
-from tests.integration.workers.watcher.test_tree_and_wakeups import deployment
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.watcher import Watcher
-
-WEB = AppRef(NAMESPACE, "web")
 
 
 async def exists(rt: Runtime, api_version: str, kind: str, name: str, namespace: str) -> bool:

@@ -14,6 +14,7 @@ from tests.integration.workers.compare.holding_proxy import HoldingProxy
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     NAMESPACE,
+    WEB,
     Published,
     Starter,
     application,
@@ -27,8 +28,6 @@ from workers.runtime import Runtime
 from workers.settings import Settings
 from workers.watcher import Watcher
 from workers.watching.settings import WatcherSettings
-
-WEB = AppRef(NAMESPACE, "web")
 
 
 def key(name: str) -> ResourceKey:

@@ -3,11 +3,11 @@ another operation runs it waits, and starts when that one's end reaches the stat
 
 from typing import Any
 
-from app.bus.subjects import AppRef
 from app.model.operation import Operation, OperationState
 from app.model.sync import OperationPhase
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
+    WEB,
     Published,
     application,
     kubectl_apply,
@@ -17,7 +17,6 @@ from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.watcher import Watcher
 
-WEB = AppRef(NAMESPACE, "web")
 SYNC_REQUEST = {
     "sync": {"revision": "abc1234", "prune": True},
     "initiatedBy": {"username": "alice"},

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.bus.subjects import AppRef
 from app.localcluster import LocalCluster
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
-    NAMESPACE,
+    WEB,
     Starter,
     application,
     config_map,
@@ -25,7 +24,6 @@ from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.settings import Settings
 
-WEB = AppRef(NAMESPACE, "web")
 SECRETS = "/secrets"
 
 

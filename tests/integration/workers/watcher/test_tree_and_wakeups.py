@@ -1,17 +1,14 @@
 """The resource tree (Deployment → ReplicaSet → Pods, with health) and sync wake-ups."""
 
-from typing import Any
-
-from app.bus.subjects import AppRef
 from app.model.operation import Operation, OperationState, SyncOperation
 from app.model.sync import OperationPhase, RefreshLevel
 from app.store.tree import TreeNode
 from tests.integration.workers.watcher.conftest import (
-    DESTINATION,
-    NAMESPACE,
+    WEB,
     Published,
     application,
     config_map,
+    deployment,
     kubectl_apply,
     tracked,
 )
@@ -19,25 +16,6 @@ from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.watcher import Watcher
-
-WEB = AppRef(NAMESPACE, "web")
-
-
-def deployment(name: str, replicas: int) -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": DESTINATION},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]},
-            },
-        },
-    }
 
 
 def health(node: TreeNode) -> str:
