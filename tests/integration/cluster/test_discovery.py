@@ -8,35 +8,9 @@ import pytest
 from app.cluster import Cluster, ClusterSettings, UnknownKind
 from app.model.resource import GroupKind
 from tests.integration.cluster.conftest import open_cluster
+from tests.support.manifests import crd
 
 _groups = itertools.count()
-
-
-def crd(group: str, kind: str = "Widget") -> dict[str, Any]:
-    plural = kind.lower() + "s"
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"kind": kind, "plural": plural, "singular": kind.lower()},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "x-kubernetes-preserve-unknown-fields": True,
-                        }
-                    },
-                }
-            ],
-        },
-    }
 
 
 def widget(group: str, namespace: str) -> dict[str, Any]:

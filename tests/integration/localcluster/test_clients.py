@@ -13,6 +13,7 @@ from kubernetes_asyncio.client.exceptions import ApiException
 from kubernetes_asyncio.dynamic import DynamicClient
 
 from app.localcluster import LocalCluster
+from tests.support.manifests import crd
 from tests.support.waiting import eventually
 
 
@@ -180,29 +181,7 @@ async def test_typed_client_watch_streams_changes(api_client: client.ApiClient) 
     assert seen == [("ADDED", "before"), ("ADDED", "after"), ("DELETED", "before")]
 
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "names": {"kind": "Widget", "plural": "widgets", "singular": "widget"},
-        "scope": "Namespaced",
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "x-kubernetes-preserve-unknown-fields": True,
-                    }
-                },
-            }
-        ],
-    },
-}
+CRD = crd()
 
 
 async def test_dynamic_client_crud_and_apply(api_client: client.ApiClient, tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 control-plane namespace are reconciled by glob, their objects tracked as `<ns>_<name>`."""
 
 from dataclasses import replace
-from typing import Any
 
 from app.bus.subjects import AppRef
 from app.engine.tracking import TrackingMethod, set_tracking
@@ -18,34 +17,13 @@ from tests.integration.workers.watcher.conftest import (
     tracked,
 )
 from tests.support.fixtures_cluster import Kubectl
+from tests.support.manifests import crd
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
 from workers.settings import Settings
 from workers.watcher import Watcher
 
-WIDGETS: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "x-kubernetes-preserve-unknown-fields": True,
-                    }
-                },
-            }
-        ],
-    },
-}
+WIDGETS = crd()
 
 
 async def test_a_crd_created_while_watching_has_its_objects_followed(
