@@ -9,6 +9,7 @@ objects seeded where the render worker and the watcher would put them.
 - `seed_manifests(rt, app, objects)`: a render of the app's source at `COMMIT` cached.
 - `apply_live(rt, app, objects)`: the objects applied to the local cluster as a sync
   would (placed, tracked, client-side apply) and the app's live cache set to them (WARM).
+- `config_map(name, ...)`, `deployment(name, image)`: targets as a repository holds them.
 - `events_of(bus, app)`, `published(bus, channel, app)`: what was stored on the streams.
 """
 
@@ -62,6 +63,23 @@ def ref(app: Application) -> AppRef:
 
 def config_map(name: str, **data: str) -> KubeObject:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+def deployment(name: str, image: str = "nginx:1.25") -> KubeObject:
+    """One replica of `image`, labelled and selected by `app: <name>`."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": image}]},
+            },
+        },
+    }
 
 
 async def register(

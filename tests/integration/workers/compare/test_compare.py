@@ -17,6 +17,7 @@ from tests.integration.workers.compare.conftest import (
     apply_live,
     compare_now,
     config_map,
+    deployment,
     event_types,
     events_of,
     published,
@@ -29,22 +30,6 @@ from tests.integration.workers.compare.conftest import (
 from tests.support.waiting import eventually
 from workers.compare import CompareWorker
 from workers.runtime import Runtime
-
-
-def deployment(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]},
-            },
-        },
-    }
 
 
 async def test_a_comparison_writes_sync_health_and_resources_to_redis_and_the_application(

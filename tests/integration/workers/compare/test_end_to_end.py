@@ -11,7 +11,7 @@ from app.bus.subjects import AppRef
 from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
-from tests.integration.workers.compare.conftest import NAMESPACE
+from tests.integration.workers.compare.conftest import NAMESPACE, deployment
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
 from workers import registry
@@ -34,22 +34,6 @@ async def pipeline(runtime: Runtime) -> AsyncIterator[list[Worker]]:
         yield started
     finally:
         await asyncio.gather(*(worker.stop() for worker in started))
-
-
-def deployment(name: str, image: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "web", "image": image}]},
-            },
-        },
-    }
 
 
 async def create_app(rt: Runtime, repo_url: str, automated: dict[str, Any]) -> None:
