@@ -300,15 +300,20 @@ async def test_status_controllers(
     await eventually(settled, timeout=5, what=f"{path} status")
 
 
-async def test_deleting_a_deployment_collects_its_replicasets_and_pods(
-    local_cluster: LocalCluster, http: Http
-) -> None:
+async def two_pods_running(local_cluster: LocalCluster, http: Http) -> None:
+    """Create Deployment `web` of two replicas and wait until its two Pods exist."""
     await http.ok("POST", DEPLOYMENTS, deployment(replicas=2))
 
     async def pods_up() -> bool:
         return len(local_cluster.objects("pods")) == 2
 
     await eventually(pods_up, timeout=5, what="two pods")
+
+
+async def test_deleting_a_deployment_collects_its_replicasets_and_pods(
+    local_cluster: LocalCluster, http: Http
+) -> None:
+    await two_pods_running(local_cluster, http)
     await http.ok("DELETE", f"{DEPLOYMENTS}/web")
 
     async def collected() -> bool:
@@ -320,12 +325,7 @@ async def test_deleting_a_deployment_collects_its_replicasets_and_pods(
 async def test_foreground_deletion_removes_the_owner_last(
     local_cluster: LocalCluster, http: Http
 ) -> None:
-    await http.ok("POST", DEPLOYMENTS, deployment(replicas=2))
-
-    async def pods_up() -> bool:
-        return len(local_cluster.objects("pods")) == 2
-
-    await eventually(pods_up, timeout=5, what="two pods")
+    await two_pods_running(local_cluster, http)
     pending = await http.ok("DELETE", f"{DEPLOYMENTS}/web", {"propagationPolicy": "Foreground"})
     assert pending["metadata"]["finalizers"] == ["foregroundDeletion"]
     assert pending["metadata"]["deletionTimestamp"]
