@@ -215,16 +215,7 @@ class ApiServer:
             raise errors.already_exists(rt.group_resource, str(meta["name"]))
         if opts.dry_run:
             return obj
-        meta["resourceVersion"] = str(self.store.next_revision())
-        self.store.put(rt.group_resource, obj)
-        self._after_write(rt, obj)
-        logger.debug(
-            "created",
-            resource=str(rt.group_resource),
-            name=meta["name"],
-            namespace=meta.get("namespace", ""),
-            manager=opts.field_manager,
-        )
+        self._store(rt, obj, opts, "created")
         return obj
 
     def commit_update(
@@ -278,17 +269,7 @@ class ApiServer:
             return new
         if old_meta.get("deletionTimestamp") and not _finalizing(new):
             return self.remove(rt.group_resource, new)
-        meta["resourceVersion"] = str(self.store.next_revision())
-        self.store.put(rt.group_resource, new)
-        self._after_write(rt, new)
-        logger.debug(
-            "updated",
-            resource=str(rt.group_resource),
-            name=meta["name"],
-            namespace=meta.get("namespace", ""),
-            manager=opts.field_manager,
-            subresource=opts.subresource,
-        )
+        self._store(rt, new, opts, "updated")
         return new
 
     def replace(
@@ -320,6 +301,21 @@ class ApiServer:
             namespace=meta.get("namespace", ""),
         )
         return change.obj
+
+    def _store(self, rt: ResourceType, obj: KubeObject, opts: WriteOptions, event: str) -> None:
+        """Give `obj` the next resourceVersion, store it and log `event`."""
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(self.store.next_revision())
+        self.store.put(rt.group_resource, obj)
+        self._after_write(rt, obj)
+        logger.debug(
+            event,
+            resource=str(rt.group_resource),
+            name=meta["name"],
+            namespace=meta.get("namespace", ""),
+            manager=opts.field_manager,
+            subresource=opts.subresource,
+        )
 
     def _after_write(self, rt: ResourceType, obj: KubeObject) -> None:
         if rt.group_resource == crds.CRDS:
