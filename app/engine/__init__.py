@@ -3,7 +3,9 @@
 Nothing here performs I/O (an import-linter contract keeps it so): workers hand the
 engine what they read (an Application, rendered manifests, live objects, the stored
 operation) and act on what it returns. Every decision carries its reason as data, the
-text a user will see in a condition, an event or a log line.
+text a user will see in a condition, an event or a log line; the worker that asked logs
+it. The engine logs only one-off notices about configuration: which health
+customizations were loaded, and a Lua health check that fails (once per distinct failure).
 
 - `manifests`: bounded multi-document YAML/JSON loading (alias bombs, sizes, duplicates).
 - `tracking`: which live objects belong to an app (tracking-id annotation, label).
