@@ -2,7 +2,7 @@
 
 `Processes.start(name, replica)` runs one worker with its settings in the environment
 (workers/settings.py) and its JSON log written to `<log_dir>/<name>-<replica>.log`, and
-returns once it logged `worker.running`. `close()` stops every process it started
+returns once it logged `serve.running`. `close()` stops every process it started
 (SIGTERM, then SIGKILL after a deadline) and reaps it, so no test leaves one behind.
 `records()` reads every log line back as a dict, for assertions about what the workers
 did and when.
@@ -34,7 +34,7 @@ class Replica:
     log: Path
 
     def running(self) -> bool:
-        return any(r.get("event") == "worker.running" for r in read_log(self.log))
+        return any(r.get("event") == "serve.running" for r in read_log(self.log))
 
 
 def read_log(path: Path) -> Iterator[dict[str, Any]]:
