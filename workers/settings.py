@@ -59,6 +59,9 @@ class TimingSettings:
     """Seconds between the poller's ls-remote of every app repository; 0 disables polling."""
     refs_cache_ttl: float = 5.0
     """Seconds a repository's ls-remote listing is reused by renders below `force`; 0: never."""
+    drift_refresh_window: float = 1.0
+    """At most one drift refresh per app per this many seconds (the first change of a quiet
+    app is refreshed at once; a burst, such as a sync's own writes, once per window)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,9 @@ class Settings:
                 resync_jitter=num("SLUICE_RESYNC_JITTER_SECONDS", base.timing.resync_jitter),
                 git_poll=num("SLUICE_GIT_POLL_SECONDS", base.timing.git_poll),
                 refs_cache_ttl=num("SLUICE_REFS_CACHE_SECONDS", base.timing.refs_cache_ttl),
+                drift_refresh_window=num(
+                    "SLUICE_DRIFT_REFRESH_SECONDS", base.timing.drift_refresh_window
+                ),
             ),
             state_dir=Path(e.get("SLUICE_STATE_DIR", str(base.state_dir))),
             allow_local_repos=flag("SLUICE_ALLOW_LOCAL_REPOS", False),

@@ -115,4 +115,5 @@ class Watcher:
 
 
 def build(runtime: Runtime) -> Watcher:
-    return Watcher(runtime)
+    timing = runtime.settings.timing
+    return Watcher(runtime, WatcherSettings(refresh_window=timing.drift_refresh_window))

@@ -32,12 +32,19 @@ SELF_HEAL_FACTOR = 3.0
 """Argo CD's 2 s and factor 3, scaled down: reverts 0, 1 and 3 s after the previous one."""
 SLACK = 1.0
 """Seconds a revert may come later than its backoff (2 shared cores, other tests running)."""
+DRIFT_REFRESH_WINDOW = 0.1
+"""The watcher's drift refresh throttle, scaled down with the backoff: at its default (1 s)
+a drift right after the sync's own writes waits up to a second to be noticed, which is as
+long as the first backoff step here."""
 
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
     timing = replace(
-        settings.timing, self_heal_timeout=SELF_HEAL_TIMEOUT, self_heal_factor=SELF_HEAL_FACTOR
+        settings.timing,
+        self_heal_timeout=SELF_HEAL_TIMEOUT,
+        self_heal_factor=SELF_HEAL_FACTOR,
+        drift_refresh_window=DRIFT_REFRESH_WINDOW,
     )
     return replace(settings, timing=timing)
 

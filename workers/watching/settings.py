@@ -27,7 +27,8 @@ class WatcherSettings:
     """At most one refresh per app per this many seconds: the first change of a quiet app
     is refreshed at once, a burst (a sync's own writes, a rollout) once per window. The
     status a refresh computes is for display and drift; an operation's end refreshes on
-    its own, so a longer window costs no sync latency and saves comparisons."""
+    its own, so a longer window costs no sync latency and saves comparisons. `sluice`
+    processes take it from `TimingSettings.drift_refresh_window`."""
     wake_window: float = 0.1
     """At most one sync wake-up per app per this many seconds (a waiting step re-checks the
     cluster when woken: this bounds sync latency)."""
