@@ -1,10 +1,18 @@
 """Planning: the ordered task list of one sync operation, decided once when it starts.
 
 Inputs are what the worker already has: the Application, the operation, the resolved
-revision, the rendered targets (hooks included; RespectIgnoreDifferences already applied
-by the compare engine when that option is on), the app's managed live objects, what the
-compare engine said about each resource (Modified or not), which APIs the cluster serves,
-and the project's verdict on each object.
+revision, the rendered targets (hooks included, placed and tracked as the compare engine
+prepares them), the app's managed live objects, what the compare engine said about each
+resource (Modified or not), which APIs the cluster serves, the project's verdict on each
+object, and the system-wide ignoreDifferences rules.
+
+With `RespectIgnoreDifferences=true` (the operation's options, else the spec's), every
+non-hook target whose object is live carries the live values of the fields its
+ignoreDifferences rules (the app's, then the system's) leave out of the comparison, so
+the sync does not undo what the comparison ignores (an HPA's replicas, an injected
+sidecar); status is never copied (`app.engine.ignore.respect_ignore_differences`). A rule
+that fails on an object makes that task invalid, saying which rule and why: applying the
+target as rendered would overwrite the very fields the user asked to keep.
 
 Each non-hook target gets one Sync task; a hook one task per declared phase; a live object
 without a target one prune task. Skip objects, ignored hooks and live-only hooks get none.
@@ -18,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from app.engine.ignore import IgnoreRules, compile_ignore_rules, respect_ignore_differences
 from app.engine.sync.hooks import (
     delete_policies,
     hook_problems,
@@ -36,7 +45,12 @@ from app.engine.sync.options import (
 from app.engine.sync.ordering import CRD_GROUP, CRD_KIND, order_tasks, wave_of
 from app.engine.sync.task import ApplyMode, SyncTask
 from app.model.annotations import HOOK_FINALIZER, SYNC_OPTIONS
-from app.model.application import Application, ApplicationSource, ManagedNamespaceMetadata
+from app.model.application import (
+    Application,
+    ApplicationSource,
+    ManagedNamespaceMetadata,
+    ResourceIgnoreDifferences,
+)
 from app.model.errors import SpecError
 from app.model.operation import Operation, SyncOperation, SyncOperationResource
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
@@ -82,6 +96,10 @@ class PlanInput:
     namespace_live: KubeObject | None = None
     """The live destination Namespace, read only when CreateNamespace=true."""
     project: ProjectCheck = _allow_all
+    ignore_differences: Sequence[ResourceIgnoreDifferences] = ()
+    """System-wide ignoreDifferences rules (argocd-cm), kept by RespectIgnoreDifferences."""
+    jq_deadline: float = 1.0
+    """Seconds one jqPathExpressions evaluation may take while keeping ignored fields."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +182,9 @@ class _Planner:
         self.tasks: list[SyncTask] = []
         self.prune_last: set[int] = set()
         self.claimed: set[ResourceKey] = set()
+        self.respected: IgnoreRules | None = None
+        if self.options.respect_ignore_differences:
+            self.respected = compile_ignore_rules(spec.ignore_differences, given.ignore_differences)
 
     def where(self, obj: KubeObject) -> str:
         return f"{self.given.app.name}: {ResourceKey.of(obj)}"
@@ -241,6 +262,7 @@ class _Planner:
             live = self.live_of(key)
             scopes = OptionScopes(self.options, target_options, parse_resource_options(live))
             scope = _lookup_api(self.given.api, key.group_kind)
+            target, kept = self.keep_ignored(target, live, key, hook)
             self.add(
                 SyncTask(
                     id=0,
@@ -257,9 +279,24 @@ class _Planner:
                     skip_dry_run=scope is None,
                     live_uid=str(metadata(live).get("uid") or "") if live else "",
                     skip_reason=self.skip_reason(key, hook, live),
-                    invalid=self.validity(target, scope, scopes),
+                    invalid=self.validity(target, scope, scopes) or kept,
                 )
             )
+
+    def keep_ignored(
+        self, target: KubeObject, live: KubeObject | None, key: ResourceKey, hook: bool
+    ) -> tuple[KubeObject, str]:
+        """RespectIgnoreDifferences: the target with the live values of its ignored fields,
+        and why they could not all be kept ("" when they were)."""
+        if self.respected is None or live is None or hook:
+            return target, ""
+        kept = respect_ignore_differences(target, live, key, self.respected, self.given.jq_deadline)
+        if not kept.problems:
+            return kept.obj, ""
+        return target, (
+            "RespectIgnoreDifferences=true cannot keep the live values of the ignored fields "
+            f"({'; '.join(dict.fromkeys(kept.problems))}); fix the rule or turn the option off"
+        )
 
     def skip_reason(self, key: ResourceKey, hook: bool, live: KubeObject | None) -> str:
         if not self.options.apply_out_of_sync_only or hook or live is None:
