@@ -211,6 +211,8 @@ class Shop:
     name: str = "shop"
     policy: dict[str, Any] = field(default_factory=dict)
     server: str = "https://kubernetes.default.svc"
+    ignore_differences: list[dict[str, Any]] = field(default_factory=list)
+    """The Application's `spec.ignoreDifferences`."""
 
     @property
     def ref(self) -> AppRef:
@@ -231,6 +233,7 @@ class Shop:
                     },
                     "destination": {"server": self.server, "namespace": DESTINATION},
                     "syncPolicy": self.policy,
+                    "ignoreDifferences": self.ignore_differences,
                 },
             }
         )
