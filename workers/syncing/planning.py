@@ -208,6 +208,7 @@ class Planner:
                     app=app,
                     operation=operation,
                     revision=got.revisions[0] if got.revisions else sync.revision,
+                    revisions=got.revisions,
                     started_at=started_at,
                     targets=targets,
                     live=live,

@@ -62,6 +62,7 @@ def start(plan: SyncPlan, now: datetime) -> SyncState:
         app=plan.app,
         operation=plan.operation,
         revision=plan.revision,
+        revisions=plan.revisions,
         started_at=plan.started_at,
         tasks=plan.tasks,
         propagation=plan.options.propagation,
@@ -87,6 +88,7 @@ def restart(state: SyncState, plan: SyncPlan, now: datetime) -> SyncState:
     fresh = replace(
         state,
         revision=plan.revision,
+        revisions=plan.revisions,
         tasks=plan.tasks,
         message="",
         dry_run_done=False,

@@ -4,6 +4,10 @@ syncResult.resources lists every task that has a result, in the order results we
 set (Argo CD's order): group, version, kind, namespace, name, status (Synced, SyncFailed,
 Pruned, PruneSkipped), message, hookType (hooks only), hookPhase and syncPhase.
 
+The revision is recorded as Argo CD records it: a single-source app's commit in
+`revision` (with `source`), a multi-source app's commits in `revisions`, one per source in
+source order (with `sources`), and `revision` left empty, as `status.sync` does.
+
 finishedAt keeps milliseconds (RFC 3339 allows them; Kubernetes clients parse them): the
 self-heal backoff is measured from it (SEMANTICS §6), and a time cut to the whole second
 would start a heal up to a second early (a 2 s backoff could shrink to 1 s).
@@ -41,13 +45,15 @@ def resource_result(task: SyncTask) -> ResourceResult:
 def operation_state(state: SyncState) -> OperationState:
     """The OperationState to write to `status.operationState`."""
     reported = sorted((t for t in state.tasks if t.order), key=lambda t: t.order)
+    multi = bool(state.sources and state.revisions)
     return OperationState(
         operation=state.operation,
         phase=state.phase,
         message=state.message,
         sync_result=SyncOperationResult(
             resources=[resource_result(t) for t in reported],
-            revision=state.revision,
+            revision="" if multi else state.revision,
+            revisions=list(state.revisions) if multi else [],
             source=state.source,
             sources=list(state.sources),
             managed_namespace_metadata=state.managed_namespace_metadata,

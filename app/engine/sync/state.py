@@ -71,6 +71,8 @@ class SyncState:
     started_at: datetime
     tasks: tuple[SyncTask, ...]
     propagation: Propagation = Propagation.FOREGROUND
+    revisions: tuple[str, ...] = ()
+    """Every source's commit, in source order (multi-source apps); `revision` is the first."""
     source: ApplicationSource | None = None
     sources: tuple[ApplicationSource, ...] = ()
     managed_namespace_metadata: ManagedNamespaceMetadata | None = None
@@ -112,6 +114,7 @@ class SyncState:
             "app": self.app,
             "operation": codec.encode(self.operation),
             "revision": self.revision,
+            "revisions": list(self.revisions),
             "startedAt": _time(self.started_at),
             "tasks": [_task_dict(t) for t in self.tasks],
             "propagation": self.propagation.value,
@@ -146,6 +149,7 @@ class SyncState:
                 app=data["app"],
                 operation=codec.decode(Operation, data["operation"]),
                 revision=data["revision"],
+                revisions=tuple(str(r) for r in data.get("revisions", ())),
                 started_at=_parse_time(data["startedAt"]),
                 tasks=tuple(_task_from(t) for t in data["tasks"]),
                 propagation=Propagation(data.get("propagation", "foreground")),

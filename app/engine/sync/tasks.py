@@ -85,7 +85,7 @@ class PlanInput:
     operation: Operation
     """The operation to run; its `sync` says what (an operation without one syncs nothing)."""
     revision: str
-    """The resolved commit the targets were rendered from."""
+    """The resolved commit the targets were rendered from (the first source's)."""
     started_at: datetime
     """The operation's start time; names `generateName` hooks, so keep it across retries."""
     targets: Sequence[KubeObject]
@@ -96,6 +96,8 @@ class PlanInput:
     namespace_live: KubeObject | None = None
     """The live destination Namespace, read only when CreateNamespace=true."""
     project: ProjectCheck = _allow_all
+    revisions: Sequence[str] = ()
+    """The resolved commit of every source, in source order (multi-source apps)."""
     ignore_differences: Sequence[ResourceIgnoreDifferences] = ()
     """System-wide ignoreDifferences rules (argocd-cm), kept by RespectIgnoreDifferences."""
     jq_deadline: float = 1.0
@@ -113,6 +115,8 @@ class SyncPlan:
     tasks: tuple[SyncTask, ...]
     options: SyncOptions
     """The app-level options in force (the operation's, else the spec's)."""
+    revisions: tuple[str, ...] = ()
+    """Every source's commit, in source order (multi-source apps)."""
     source: ApplicationSource | None = None
     sources: tuple[ApplicationSource, ...] = ()
     """What syncResult records as synced: the rollback's source(s), else the spec's."""
@@ -385,6 +389,7 @@ def plan_sync(given: PlanInput) -> SyncPlan:
         app=given.app.name,
         operation=given.operation,
         revision=given.revision,
+        revisions=tuple(given.revisions),
         started_at=given.started_at,
         tasks=tuple(tasks),
         options=planner.options,
