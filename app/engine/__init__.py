@@ -13,6 +13,8 @@ customizations were loaded, and a Lua health check that fails (once per distinct
 - `merge`: Kubernetes merge semantics (strategic merge, merge patch, managedFields, SSA).
 - `health`: per-kind health, Lua customizations, app aggregation.
 - `compare`: one app's comparison: per-resource status, app sync status, conditions.
+- `exclusions`, `system_settings`: which kinds Sluice manages at all, and the system-wide
+  settings of Argo CD's `argocd-cm` (tracking, health checks, ignore rules, exclusions).
 - `project`: what an AppProject allows.
 - `sync`: sync options, planning (phases, waves, hooks, prune) and the step machine.
 - `autosync`, `backoff`, `levels`, `history`: the automated-sync decision, self-heal and

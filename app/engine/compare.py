@@ -12,6 +12,9 @@ warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §
   (RepeatedResourceWarning); a target of an excluded kind is dropped
   (ExcludedResourceWarning); a live object tracked by another app gets
   SharedResourceWarning;
+- a live object of an excluded kind (`resource.exclusions`, or not in
+  `resource.inclusions` when some are set) is not the app's: Argo CD never even watches
+  it, so it is neither compared nor pruned;
 - hooks, Skip targets, ignored hooks and live objects whose tracking id was copied from
   another object get no sync status and do not count;
 - Modified, missing or extra -> OutOfSync, else Synced; an extra object annotated
@@ -24,8 +27,8 @@ warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §
 - invalid ignoreDifferences rules, or a render failure (`unknown_comparison`), make every
   resource and the app Unknown with a ComparisonError condition.
 
-Health is assessed through the `assess_health` seam (default `app.engine.health.assess`)
-and aggregated by `app.engine.health.aggregate`.
+Health is assessed through the `assess_health` seam (default `app.engine.health.assess`
+with the settings' custom Lua checks) and aggregated by `app.engine.health.aggregate`.
 """
 
 import json
@@ -36,7 +39,14 @@ from functools import cached_property
 from app.engine import project as proj
 from app.engine.diff import DiffMode, DiffResult, diff_resource, render_diff
 from app.engine.diff.resource import server_side
-from app.engine.health import AppHealth, ResourceHealthInput, aggregate, assess
+from app.engine.exclusions import ResourceExclusion, is_excluded, managed_kinds
+from app.engine.health import (
+    AppHealth,
+    HealthCustomizations,
+    ResourceHealthInput,
+    aggregate,
+    assess,
+)
 from app.engine.health.aggregate import ignores_healthcheck
 from app.engine.ignore import IgnoreRules, compile_ignore_rules
 from app.engine.merge import FieldSet, PatchError
@@ -80,25 +90,6 @@ SERVER_SIDE_DIFF = "ServerSideDiff=true"
 MAX_LAST_APPLIED = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceExclusion:
-    """One `resource.exclusions` entry: objects of these groups and kinds are not managed."""
-
-    api_groups: tuple[str, ...] = ("*",)
-    """Group globs (`""` is the core group); default every group."""
-    kinds: tuple[str, ...] = ("*",)
-    """Kind globs; default every kind."""
-    clusters: tuple[str, ...] = ("*",)
-    """Cluster server URL globs; default every cluster."""
-
-    def excludes(self, group: str, kind: str, cluster: str) -> bool:
-        return (
-            any(proj.glob_match(g, group, negation=False) for g in self.api_groups)
-            and any(proj.glob_match(k, kind, negation=False) for k in self.kinds)
-            and any(proj.glob_match(c, cluster, negation=False) for c in self.clusters)
-        )
-
-
 @dataclass(frozen=True)
 class CompareSettings:
     """System-wide settings that shape every comparison (argocd-cm in Argo CD)."""
@@ -113,10 +104,22 @@ class CompareSettings:
     """Seconds one jqPathExpressions evaluation may take; default 1."""
     exclusions: tuple[ResourceExclusion, ...] = ()
     """`resource.exclusions`: kinds Sluice neither applies nor compares."""
+    inclusions: tuple[ResourceExclusion, ...] = ()
+    """`resource.inclusions`: when set, the only kinds Sluice applies and compares."""
+    health: HealthCustomizations | None = None
+    """Custom Lua health checks (`resource.customizations.health.*`); None: the packaged ones."""
     server_side_diff: bool = False
     """Diff every app server-side (else only apps asking with ServerSideDiff/SSA)."""
     scopes: Mapping[tuple[str, str], bool] = field(default_factory=dict)
     """(group, kind) -> namespaced, from cluster discovery; built-in kinds are known."""
+
+    def excluded(self, group: str, kind: str, cluster: str) -> bool:
+        """Objects of this kind on this cluster are not managed (Argo CD's IsExcludedResource)."""
+        return is_excluded(self.exclusions, self.inclusions, group, kind, cluster)
+
+    def assess(self, obj: KubeObject) -> HealthStatus | None:
+        """The health of a live object, with these settings' custom checks."""
+        return assess(obj, customizations=self.health)
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,7 @@ def _prepare_targets(targets: Sequence[KubeObject], ctx: _Context) -> dict[Resou
     for target in targets:
         placed = place_target(target, dest.namespace, ctx.settings.scopes)
         key = ResourceKey.of(placed)
-        if any(e.excludes(key.group, key.kind, dest.server) for e in ctx.settings.exclusions):
+        if ctx.settings.excluded(key.group, key.kind, dest.server):
             ctx.conditions.append(
                 _condition(
                     CONDITION_EXCLUDED_RESOURCE_WARNING,
@@ -381,7 +384,7 @@ def compare(
     project: AppProject,
     settings: CompareSettings,
     *,
-    assess_health: Callable[[KubeObject], HealthStatus | None] = assess,
+    assess_health: Callable[[KubeObject], HealthStatus | None] | None = None,
     server_side_predictions: Mapping[ResourceKey, KubeObject] | None = None,
     instance: str = "",
 ) -> ComparisonResult:
@@ -391,8 +394,11 @@ def compare(
     set is selected here. `server_side_predictions` holds server dry-run apply results by
     key, for apps diffed server-side. `instance` is the name the app goes by on its objects
     (`<namespace>_<name>` outside the control-plane namespace); empty means `app.name`.
+    `assess_health` defaults to `settings.assess`.
     """
-    live_list = list(live)
+    live_list = managed_kinds(
+        live, settings.exclusions, settings.inclusions, app.spec.destination.server
+    )
     instance = instance or app.name
     try:
         rules = compile_ignore_rules(app.spec.ignore_differences, settings.ignore_differences)
@@ -410,7 +416,7 @@ def compare(
         app_options=app_options,
         server_side_diff=settings.server_side_diff
         or SERVER_SIDE_DIFF in csv_values(app.metadata.annotations.get(ann.COMPARE_OPTIONS, "")),
-        assess_health=assess_health,
+        assess_health=assess_health or settings.assess,
         predictions=server_side_predictions or {},
         instance=instance,
     )
@@ -453,7 +459,10 @@ def unknown_comparison(
     instance: str = "",
 ) -> ComparisonResult:
     """Every managed resource and the app Unknown, e.g. when rendering failed."""
-    managed = select_managed(live, (), app=instance or app.name, method=settings.tracking)
+    kept = managed_kinds(
+        live, settings.exclusions, settings.inclusions, app.spec.destination.server
+    )
+    managed = select_managed(kept, (), app=instance or app.name, method=settings.tracking)
     resources = tuple(
         ResourceComparison(
             key=key,

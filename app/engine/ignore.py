@@ -199,6 +199,11 @@ class IgnoreRules:
         return IgnoreResult(obj, tuple(problems))
 
 
+def check_rule(entry: ResourceIgnoreDifferences, origin: str) -> None:
+    """Validate one rule exactly as it will be compiled; SpecError names `origin`'s field."""
+    _compile(entry, origin)
+
+
 def compile_ignore_rules(
     app_rules: Sequence[ResourceIgnoreDifferences],
     system_rules: Sequence[ResourceIgnoreDifferences] = (),

@@ -141,6 +141,19 @@ def config_pattern(key: str) -> KindPattern:
     return _validate(pattern, key)
 
 
+def configured_check(key: str, script: object) -> CustomCheck:
+    """One `resource.customizations.health.<group>_<kind>` entry, compiled.
+
+    Raises SpecError naming the key for a malformed key, an empty or invalid script.
+    """
+    pattern = config_pattern(key)
+    if not isinstance(script, str):
+        raise SpecError(key, f"must be a health.lua script, got {type(script).__name__}")
+    if not script.strip():
+        raise SpecError(key, "is empty; give it a health.lua script or remove the key")
+    return CustomCheck(pattern, compile_check(script, key))
+
+
 def _ordered(checks: Iterable[CustomCheck]) -> list[CustomCheck]:
     """Exact patterns first, then wildcards from the most specific."""
     return sorted(
@@ -172,17 +185,11 @@ class HealthCustomizations:
 
         Raises SpecError naming the key for a malformed key, an empty or invalid script.
         """
-        configured = []
-        for key in sorted(data):
-            if not key.startswith(CONFIG_PREFIX):
-                continue
-            pattern = config_pattern(key)
-            script = data[key]
-            if not isinstance(script, str):
-                raise SpecError(key, f"must be a health.lua script, got {type(script).__name__}")
-            if not script.strip():
-                raise SpecError(key, "is empty; give it a health.lua script or remove the key")
-            configured.append(CustomCheck(pattern, compile_check(script, key)))
+        configured = [
+            configured_check(key, data[key])
+            for key in sorted(data)
+            if key.startswith(CONFIG_PREFIX)
+        ]
         logger.info(
             "health customizations loaded",
             configured=[str(c.pattern) for c in configured],

@@ -9,14 +9,15 @@ import pytest
 from app.engine.compare import (
     CompareSettings,
     ComparisonResult,
-    ResourceExclusion,
     compare,
     unknown_comparison,
 )
 from app.engine.diff import DiffMode
+from app.engine.exclusions import ResourceExclusion
+from app.engine.health import HealthCustomizations
 from app.engine.redact import MASK
 from app.model.application import Application, ResourceIgnoreDifferences
-from app.model.health import HealthStatusCode
+from app.model.health import HealthStatus, HealthStatusCode
 from app.model.project import AppProject
 from app.model.resource import ResourceKey
 from app.model.sync import SyncStatusCode
@@ -359,6 +360,59 @@ def test_excluded_resource_warning_and_drop() -> None:
     assert [(c.type, c.message) for c in result.conditions] == [
         ("ExcludedResourceWarning", "Resource apps/Deployment web is excluded in the settings")
     ]
+
+
+def config_map(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {}}
+
+
+@pytest.mark.parametrize(
+    ("exclusions", "inclusions", "managed"),
+    [
+        pytest.param((), (), ["old", "web"], id="nothing-excluded"),
+        pytest.param((ResourceExclusion(kinds=("ConfigMap",)),), (), ["web"], id="excluded-kind"),
+        pytest.param(
+            (), (ResourceExclusion(api_groups=("apps",)),), ["web"], id="not-included-kind"
+        ),
+        pytest.param(
+            (ResourceExclusion(kinds=("ConfigMap",), clusters=("https://other.example",)),),
+            (),
+            ["old", "web"],
+            id="excluded-on-another-cluster",
+        ),
+    ],
+)
+def test_a_live_object_of_an_excluded_kind_is_not_the_apps_and_never_pruned(
+    exclusions: tuple[ResourceExclusion, ...],
+    inclusions: tuple[ResourceExclusion, ...],
+    managed: list[str],
+) -> None:
+    settings = CompareSettings(exclusions=exclusions, inclusions=inclusions)
+    result = run([WEB], [as_live(WEB), tracked(config_map("old"))], settings=settings)
+    assert sorted(r.key.name for r in result.resources) == managed
+    assert result.sync_status is (OUT if "old" in managed else SYNCED)
+
+
+def test_a_target_of_a_kind_not_included_is_dropped_with_a_warning() -> None:
+    settings = CompareSettings(inclusions=(ResourceExclusion(kinds=("ConfigMap",)),))
+    result = run([WEB], [], settings=settings)
+    assert result.resources == ()
+    assert [c.type for c in result.conditions] == ["ExcludedResourceWarning"]
+
+
+def test_health_uses_the_settings_custom_checks() -> None:
+    checks = HealthCustomizations.from_config(
+        {
+            "resource.customizations.health.apps_Deployment": (
+                'return {status = "Suspended", message = "held by policy"}'
+            )
+        }
+    )
+    live = as_live(WEB)
+    assert run([WEB], [live]).health.status is HealthStatusCode.HEALTHY
+    held = run([WEB], [live], settings=CompareSettings(health=checks))
+    assert held.health.status is HealthStatusCode.SUSPENDED
+    assert held.resources[0].health == HealthStatus(HealthStatusCode.SUSPENDED, "held by policy")
 
 
 def test_ignore_differences_from_app_and_system() -> None:

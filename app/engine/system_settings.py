@@ -1,0 +1,274 @@
+"""System-wide settings: Argo CD's `argocd-cm` ConfigMap, read as Argo CD reads it.
+
+What it decides: which keys of the ConfigMap's `data` Sluice acts on, what each one
+means, and whether the whole map can be used. The keys:
+
+- `application.resourceTrackingMethod`: `annotation` (default), `label` or
+  `annotation+label`;
+- `resource.customizations.health.<group>_<kind>` (`<Kind>` for the core group; `*`
+  globs): a health.lua script deciding that kind's health (SEMANTICS §5);
+- `resource.customizations.ignoreDifferences.<group>_<kind>` and
+  `resource.customizations.ignoreDifferences.all`: YAML with `jsonPointers`,
+  `jqPathExpressions` and `managedFieldsManagers`, applied to every app after its own
+  `spec.ignoreDifferences` (SEMANTICS §4);
+- `resource.exclusions` / `resource.inclusions`: YAML lists of `{apiGroups, kinds,
+  clusters}` (`app.engine.exclusions`);
+- `resource.compareoptions`: YAML; `ignoreResourceStatusField` is `all` (every kind's
+  /status ignored, Sluice's default), `crd` (only CustomResourceDefinitions') or `off`.
+
+Every other key belongs to parts of Argo CD Sluice does not have (SSO, UI, repositories)
+and is left alone. Keys Sluice understands but does not act on (other
+`resource.customizations.<type>` types such as `actions`, the single-key
+`resource.customizations` YAML, compare options other than `ignoreResourceStatusField`)
+are reported as notices, so nothing is skipped silently.
+
+A map is used whole or not at all: every key Sluice reads must parse (a script that is
+not Lua, a pointer that is not a pointer, an unknown field in a rule, a YAML bomb), else
+`SystemSettingsError` lists every bad key with what is wrong. Settings that are only half
+read could make a sync undo what an ignore rule protects, or report a wrong health.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.compare import CompareSettings
+from app.engine.exclusions import ResourceExclusion
+from app.engine.health import HealthCustomizations
+from app.engine.health.customizations import CONFIG_PREFIX as HEALTH_PREFIX
+from app.engine.health.customizations import CustomCheck, configured_check
+from app.engine.ignore import check_rule
+from app.engine.manifests.bounded_yaml import YamlDocumentError, iter_yaml_documents
+from app.engine.manifests.limits import ManifestLimits
+from app.engine.tracking import TrackingMethod
+from app.model import codec
+from app.model.application import ResourceIgnoreDifferences
+from app.model.errors import SpecError
+
+TRACKING_KEY = "application.resourceTrackingMethod"
+CUSTOMIZATIONS = "resource.customizations"
+IGNORE_PREFIX = f"{CUSTOMIZATIONS}.ignoreDifferences."
+EXCLUSIONS_KEY = "resource.exclusions"
+INCLUSIONS_KEY = "resource.inclusions"
+COMPARE_OPTIONS_KEY = "resource.compareoptions"
+NOT_ACTED_ON = ("actions", "useOpenLibs", "knownTypeFields", "ignoreResourceUpdates")
+"""`resource.customizations.<type>` types Argo CD has and Sluice does not act on."""
+MAX_VALUE_BYTES = 256 * 1024
+"""Largest value of one key Sluice reads (a ConfigMap holds at most 1 MiB in all)."""
+YAML_LIMITS = ManifestLimits(
+    max_total_bytes=MAX_VALUE_BYTES, max_documents=1, max_nodes=100_000, max_depth=50
+)
+_RULE_FIELDS = ("jsonPointers", "jqPathExpressions", "managedFieldsManagers")
+_FILTER_FIELDS = ("apiGroups", "kinds", "clusters")
+_STATUS_FIELD = {"all": True, "crd": False, "off": False, "false": False}
+_CRD_STATUS = ResourceIgnoreDifferences(
+    group="apiextensions.k8s.io", kind="CustomResourceDefinition", json_pointers=["/status"]
+)
+
+
+class SystemSettingsError(ValueError):
+    """The settings map cannot be used; `problems` names every bad key and what is wrong."""
+
+    def __init__(self, origin: str, problems: Iterable[str]) -> None:
+        self.origin = origin
+        self.problems = tuple(problems)
+        listed = "; ".join(self.problems)
+        super().__init__(f"{origin} is refused ({len(self.problems)} problem(s)): {listed}")
+
+
+@dataclass(frozen=True)
+class SystemSettings:
+    """What the settings map says, ready for the engine."""
+
+    tracking: TrackingMethod | None = None
+    """`application.resourceTrackingMethod`; None when the map does not set it."""
+    ignore_differences: tuple[ResourceIgnoreDifferences, ...] = ()
+    """System ignoreDifferences rules, the `all` rule first, then by key."""
+    exclusions: tuple[ResourceExclusion, ...] = ()
+    inclusions: tuple[ResourceExclusion, ...] = ()
+    ignore_status: bool = True
+    """Ignore /status of every kind (`ignoreResourceStatusField: all`, the default)."""
+    health: HealthCustomizations = field(default_factory=HealthCustomizations.packaged)
+    """Configured Lua health checks, then Sluice's packaged ones."""
+    configured_health: tuple[str, ...] = ()
+    """The kinds (`group/Kind`) a configured health check covers, for logs."""
+    notices: tuple[str, ...] = ()
+    """Keys read but not acted on, each with why."""
+
+    def compare_settings(self, tracking: TrackingMethod) -> CompareSettings:
+        """The CompareSettings these settings make (scopes are the caller's: discovery)."""
+        return CompareSettings(
+            tracking=tracking,
+            ignore_differences=self.ignore_differences,
+            ignore_status=self.ignore_status,
+            exclusions=self.exclusions,
+            inclusions=self.inclusions,
+            health=self.health,
+        )
+
+
+def _yaml(key: str, text: str) -> Any:
+    try:
+        documents = list(iter_yaml_documents(text, YAML_LIMITS))
+    except YamlDocumentError as e:
+        line = f" (line {e.line})" if e.line else ""
+        raise SpecError(key, f"is not valid YAML{line}: {e.problem}") from None
+    return documents[0][2] if documents else None
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SpecError(where, "must be a list of strings")
+    return tuple(value)
+
+
+def _unknown_fields(data: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise SpecError(
+            where, f"unknown field(s) {', '.join(unknown)}; expected {', '.join(known)}"
+        )
+
+
+def _group_kind(key: str, prefix: str) -> tuple[str, str]:
+    """`<prefix><group>_<kind>` (or `<Kind>`) -> (group, kind), as Argo CD splits it."""
+    parts = key.removeprefix(prefix).split("_")
+    if len(parts) == 2 and all(parts):
+        return parts[0], parts[1]
+    if len(parts) == 1 and parts[0]:
+        return "", parts[0]
+    raise SpecError(key, f"expected {prefix}<group>_<kind>, {prefix}<Kind> or {prefix}all")
+
+
+def _ignore_rule(key: str, text: str) -> ResourceIgnoreDifferences:
+    group, kind = ("*", "*") if key == f"{IGNORE_PREFIX}all" else _group_kind(key, IGNORE_PREFIX)
+    data = _yaml(key, text)
+    if data is None:
+        raise SpecError(key, "is empty; give it jsonPointers, jqPathExpressions or remove it")
+    if not isinstance(data, dict):
+        raise SpecError(key, "must be a YAML map of " + ", ".join(_RULE_FIELDS))
+    _unknown_fields(data, _RULE_FIELDS, key)
+    rule = codec.decode(ResourceIgnoreDifferences, {**data, "group": group, "kind": kind}, key)
+    check_rule(rule, key)
+    return rule
+
+
+def _filters(key: str, text: str) -> tuple[ResourceExclusion, ...]:
+    data = _yaml(key, text)
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        raise SpecError(key, "must be a YAML list of {apiGroups, kinds, clusters}")
+    entries = []
+    for i, entry in enumerate(data):
+        where = f"{key}[{i}]"
+        if not isinstance(entry, dict):
+            raise SpecError(where, "must be a map of " + ", ".join(_FILTER_FIELDS))
+        _unknown_fields(entry, _FILTER_FIELDS, where)
+        groups, kinds, clusters = (_strings(entry.get(f), f"{where}.{f}") for f in _FILTER_FIELDS)
+        entries.append(
+            ResourceExclusion(
+                api_groups=groups or ("*",), kinds=kinds or ("*",), clusters=clusters or ("*",)
+            )
+        )
+    return tuple(entries)
+
+
+@dataclass
+class _Reader:
+    """Collects what each key says, and every problem, across the whole map."""
+
+    problems: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    tracking: TrackingMethod | None = None
+    rules: dict[str, ResourceIgnoreDifferences] = field(default_factory=dict)
+    checks: list[CustomCheck] = field(default_factory=list)
+    exclusions: tuple[ResourceExclusion, ...] = ()
+    inclusions: tuple[ResourceExclusion, ...] = ()
+    ignore_status: bool = True
+
+    def read(self, key: str, value: str) -> None:
+        if len(value.encode("utf-8")) > MAX_VALUE_BYTES:
+            self.problems.append(f"{key}: is over {MAX_VALUE_BYTES // 1024} KiB")
+            return
+        try:
+            self._read(key, value)
+        except SpecError as e:
+            self.problems.append(str(e))
+
+    def _read(self, key: str, value: str) -> None:
+        if key == TRACKING_KEY:
+            self.tracking = _tracking(value)
+        elif key.startswith(HEALTH_PREFIX):
+            self.checks.append(configured_check(key, value))
+        elif key.startswith(IGNORE_PREFIX):
+            self.rules[key] = _ignore_rule(key, value)
+        elif key == EXCLUSIONS_KEY:
+            self.exclusions = _filters(key, value)
+        elif key == INCLUSIONS_KEY:
+            self.inclusions = _filters(key, value)
+        elif key == COMPARE_OPTIONS_KEY:
+            self._compare_options(value)
+        elif key == CUSTOMIZATIONS:
+            self.notices.append(
+                f"{key}: the single-key YAML form is not read; write each customization as "
+                f"{CUSTOMIZATIONS}.<type>.<group>_<kind>"
+            )
+        elif key.startswith(f"{CUSTOMIZATIONS}.") and key.split(".")[2] in NOT_ACTED_ON:
+            self.notices.append(f"{key}: Sluice does not act on {key.split('.')[2]}")
+
+    def _compare_options(self, value: str) -> None:
+        data = _yaml(COMPARE_OPTIONS_KEY, value)
+        if data is None:
+            return
+        if not isinstance(data, dict):
+            raise SpecError(COMPARE_OPTIONS_KEY, "must be a YAML map")
+        status = str(data.get("ignoreResourceStatusField", "all")).strip().lower()
+        if status not in _STATUS_FIELD:
+            raise SpecError(
+                f"{COMPARE_OPTIONS_KEY}.ignoreResourceStatusField",
+                f"{status!r} is not one of all, crd, off",
+            )
+        self.ignore_status = _STATUS_FIELD[status]
+        if status == "crd":
+            self.rules[f"{COMPARE_OPTIONS_KEY}.ignoreResourceStatusField"] = _CRD_STATUS
+        for name in sorted(str(k) for k in data if k != "ignoreResourceStatusField"):
+            self.notices.append(f"{COMPARE_OPTIONS_KEY}.{name}: Sluice does not act on it")
+
+
+def _tracking(value: str) -> TrackingMethod:
+    try:
+        return TrackingMethod(value.strip())
+    except ValueError:
+        known = ", ".join(m.value for m in TrackingMethod)
+        raise SpecError(TRACKING_KEY, f"{value.strip()[:40]!r} is not one of {known}") from None
+
+
+def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSettings:
+    """The settings a ConfigMap's `data` holds; `origin` names the map in errors.
+
+    Raises SystemSettingsError listing every key that cannot be used.
+    """
+    reader = _Reader()
+    for key in sorted(data):
+        value = data[key]
+        if not isinstance(value, str):
+            reader.problems.append(f"{key}: must be a string, got {type(value).__name__}")
+            continue
+        reader.read(key, value)
+    if reader.problems:
+        raise SystemSettingsError(origin, reader.problems)
+    all_key = f"{IGNORE_PREFIX}all"
+    ordered = sorted(reader.rules, key=lambda k: (k != all_key, k))
+    return SystemSettings(
+        tracking=reader.tracking,
+        ignore_differences=tuple(reader.rules[k] for k in ordered),
+        exclusions=reader.exclusions,
+        inclusions=reader.inclusions,
+        ignore_status=reader.ignore_status,
+        health=HealthCustomizations(reader.checks, HealthCustomizations.packaged().checks),
+        configured_health=tuple(str(c.pattern) for c in reader.checks),
+        notices=tuple(reader.notices),
+    )
