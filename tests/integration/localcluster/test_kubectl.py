@@ -110,6 +110,10 @@ def changed_lines(diff: str) -> list[str]:
 async def test_diff_shows_exactly_the_changed_field(kubectl: Kubectl, mode: list[str]) -> None:
     apply = ["apply", *mode, "-f", "-"]
     await kubectl(*apply, stdin=deployment_yaml(replicas=2))
+    # The simulated controller writes status after the apply; let it finish the rollout, or a
+    # status write between kubectl's read and its dry run shows up in the diff.
+    settled = '{.status.conditions[?(@.type=="Progressing")].reason}=NewReplicaSetAvailable'
+    await kubectl("wait", f"--for=jsonpath={settled}", "deployment/web", "--timeout=30s")
     same = await kubectl("diff", *mode, "-f", "-", stdin=deployment_yaml(replicas=2), check=False)
     assert (same.returncode, same.stdout) == (0, "")
     diff = await kubectl("diff", *mode, "-f", "-", stdin=deployment_yaml(replicas=3), check=False)
