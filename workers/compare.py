@@ -21,11 +21,18 @@ One run reads top to bottom:
    status, and the decision carried out (an operation started, a self-heal re-check
    scheduled, a skip announced when its reason changed);
 6. the next periodic resync (a newer timer replaces the older).
+
+The system settings in force (`rt.system`, argocd-cm) shape every comparison (none runs
+before they are read); when they change, every registered app is asked for a `recent`
+comparison, so health and sync status follow the new health checks and ignore rules
+without waiting for a resync.
 """
 
+import asyncio
 import datetime as dt
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,8 +61,9 @@ from app.engine.appstatus import (
 )
 from app.engine.autosync import AutoSyncDecision, AutoSyncOutcome, ComparedState, decide_auto_sync
 from app.engine.backoff import SelfHealBackoff
-from app.engine.compare import CompareSettings, compare, unknown_comparison
+from app.engine.compare import compare, unknown_comparison
 from app.engine.levels import repo_error_verdict, resync_delay
+from app.engine.system_settings import SystemSettings
 from app.model.application import Application
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus
@@ -74,9 +82,12 @@ from workers.status_writer import StatusWriter
 logger = log.get("compare")
 
 COLD_RETRY_SECONDS = 1.0
-"""How soon a comparison that found the live cache COLD is tried again."""
+"""How soon a comparison that found the live cache COLD (or the system settings not yet
+read) is tried again."""
 UNAVAILABLE_RETRY_SECONDS = 5.0
 """How soon a comparison whose destination cluster did not answer discovery is tried again."""
+SETTINGS_REFRESH_CONCURRENCY = 64
+"""Refreshes published at once when the system settings change."""
 
 
 def _level(message: RefreshRequest) -> int:
@@ -142,8 +153,8 @@ class CompareWorker:
     def __init__(self, rt: Runtime, *, consumer: ConsumerSettings | None = None) -> None:
         self._rt = rt
         timing = rt.settings.timing
-        self._base = CompareSettings(tracking=rt.settings.tracking_method)
-        self._scopes = DestinationScopes(self._base)
+        self._scopes = DestinationScopes(lambda: rt.system.compare)
+        self._unsubscribe: Callable[[], None] | None = None
         self._memo = ComparisonMemo()
         self._marks = CompareMarksStore(rt.redis)
         self._writer = StatusWriter(rt.control_plane, timing.resync)
@@ -156,10 +167,28 @@ class CompareWorker:
     async def start(self) -> None:
         await self._compare.start()
         await self._refresh.start()
+        self._unsubscribe = self._rt.system.subscribe(self._settings_changed)
 
     async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
         await self._refresh.stop()
         await self._compare.stop()
+
+    async def _settings_changed(self, settings: SystemSettings) -> None:
+        """Compare every app again under the new system settings (last revisions)."""
+        rt = self._rt
+        refs = [AppRef(namespace, name) for namespace, name in await rt.apps.names()]
+        reason = f"system settings changed ({rt.system.origin} {rt.system.version or 'deleted'})"
+        limit = asyncio.Semaphore(SETTINGS_REFRESH_CONCURRENCY)
+
+        async def refresh(ref: AppRef) -> None:
+            async with limit:
+                await publish(rt.bus, REFRESH, RefreshRequest(ref, RefreshLevel.RECENT, reason))
+
+        await asyncio.gather(*(refresh(ref) for ref in refs))
+        logger.info("compare.settings_changed", apps=len(refs), reason=reason, stage="refresh")
 
     # -- refresh stage -------------------------------------------------------------------
 
@@ -185,6 +214,9 @@ class CompareWorker:
         """Compare the app (the module docstring gives the order of things)."""
         rt, ref = self._rt, message.app
         log_ = logger.bind(app=str(ref), stage="compare", level=message.level.name.lower())
+        if rt.system.not_ready:
+            log_.info("compare.waiting", reason=rt.system.not_ready, retry_in_s=COLD_RETRY_SECONDS)
+            raise Retry(rt.system.not_ready, COLD_RETRY_SECONDS)
         registered = await rt.apps.lookup(ref)
         if registered is None:
             log_.info("compare.dropped", reason="the Application is not registered (deleted?)")
@@ -307,7 +339,8 @@ class CompareWorker:
 
     def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
         instance = self._rt.instance_name(app)
-        return summarize(unknown_comparison(app, live, problem, self._base, instance=instance))
+        settings = self._rt.system.compare
+        return summarize(unknown_comparison(app, live, problem, settings, instance=instance))
 
     async def _conclude(self, run: _Run, verdict: _Verdict) -> None:
         """Decide auto-sync, write the status forward, and act only if it landed."""

@@ -4,12 +4,13 @@
 (one cache read per source, concurrently for multi-source apps) and reports a miss with
 what is missing, so the compare stage can ask for a render instead of comparing against
 nothing. `DestinationScopes` turns the destination cluster's discovery into the
-`CompareSettings` the engine needs (which kinds are namespaced, for placing targets),
-built once per discovery load, not per comparison.
+`CompareSettings` the engine needs: the system settings in force (argocd-cm) with the
+cluster's scopes (which kinds are namespaced, for placing targets), built once per
+discovery load and settings version, not per comparison.
 """
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from app.cluster import Cluster
@@ -77,20 +78,22 @@ async def read_targets(
 
 
 class DestinationScopes:
-    """CompareSettings per destination cluster, rebuilt when its discovery reloads."""
+    """CompareSettings per destination cluster, rebuilt when its discovery reloads or the
+    system settings change (`base` gives the settings in force, a new object per version)."""
 
-    def __init__(self, base: CompareSettings) -> None:
+    def __init__(self, base: Callable[[], CompareSettings]) -> None:
         self._base = base
-        self._built: dict[int, tuple[ResourceIndex, CompareSettings]] = {}
+        self._built: dict[int, tuple[ResourceIndex, CompareSettings, CompareSettings]] = {}
 
     async def settings_for(self, cluster: Cluster) -> CompareSettings:
         """Settings whose scopes are `cluster`'s discovery (ClusterError if it fails)."""
         async with asyncio.timeout(cluster.settings.request_timeout):
             index = await cluster.discovery.index()
+        base = self._base()
         built = self._built.get(id(cluster))
-        if built is not None and built[0] is index:
-            return built[1]
+        if built is not None and built[0] is index and built[1] is base:
+            return built[2]
         scopes = {(rt.group, rt.kind): rt.namespaced for rt in index.resources}
-        settings = replace(self._base, scopes=scopes)
-        self._built[id(cluster)] = (index, settings)
+        settings = replace(base, scopes=scopes)
+        self._built[id(cluster)] = (index, base, settings)
         return settings

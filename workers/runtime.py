@@ -1,14 +1,16 @@
 """The connections and stores one Sluice process shares between its workers.
 
 `Runtime.open(settings)` connects to NATS (creating streams and consumers), Redis and
-the control-plane cluster, and builds the stores on top; closing it closes them in
-reverse order. `sluice up` opens one Runtime for every worker; `sluice worker <name>`
-opens one for a single worker. Workers receive the Runtime and never connect themselves.
+the control-plane cluster, reads the system-wide settings (`system`: argocd-cm, followed
+while the Runtime is open; its tracking method is put in `settings`), and builds the
+stores on top; closing it closes them in reverse order. `sluice up` opens one Runtime
+for every worker; `sluice worker <name>` opens one for a single worker. Workers receive
+the Runtime and never connect themselves.
 """
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app import log
 from app.bus import connection as bus_connection
@@ -30,6 +32,7 @@ from app.store.status import StatusStore
 from app.store.tree import TreeStore
 from workers.clusters import ClusterRegistry
 from workers.settings import Settings
+from workers.system_settings import SystemSettingsSource
 
 logger = log.get("runtime")
 
@@ -50,6 +53,8 @@ class Runtime:
     tree: TreeStore
     live: LiveCache
     manifests: ManifestCache
+    system: SystemSettingsSource
+    """The system-wide settings in force (argocd-cm), kept current."""
 
     @property
     def control_plane(self) -> Cluster:
@@ -83,6 +88,15 @@ class Runtime:
             else:
                 config = load_in_cluster()
             cluster = await stack.enter_async_context(Cluster(config, cluster_settings))
+            system = SystemSettingsSource(
+                cluster,
+                control.namespace,
+                control.settings_configmap,
+                tracking=settings.tracking_method,
+            )
+            await system.start()
+            stack.push_async_callback(system.stop)
+            settings = replace(settings, tracking_method=system.tracking)
             repos = Repositories(
                 RepoSettings(
                     cache_dir=settings.state_dir / "repos",
@@ -102,11 +116,13 @@ class Runtime:
                 tree=TreeStore(redis),
                 live=LiveCache(redis),
                 manifests=ManifestCache(redis, ManifestCacheSettings(secret=settings.cache_secret)),
+                system=system,
             )
             logger.info(
                 "runtime.opened",
                 nats=bus.server_version,
                 cluster=cluster.name,
                 namespace=control.namespace,
+                tracking=settings.tracking_method.value,
             )
             yield runtime

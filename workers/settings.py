@@ -19,7 +19,8 @@ from app.store.connection import RedisSettings
 class ControlPlaneSettings:
     """Where Applications live.
 
-    Environment: `SLUICE_NAMESPACE`, `SLUICE_APPLICATION_NAMESPACES`, `KUBECONFIG`.
+    Environment: `SLUICE_NAMESPACE`, `SLUICE_APPLICATION_NAMESPACES`, `KUBECONFIG`,
+    `SLUICE_SETTINGS_CONFIGMAP`.
     """
 
     namespace: str = "sluice"
@@ -32,6 +33,9 @@ class ControlPlaneSettings:
     """Context within that kubeconfig; empty: its current context."""
     allow_kubeconfig_exec: bool = False
     """Accept exec / auth-provider credentials in kubeconfigs (they run programs)."""
+    settings_configmap: str = "argocd-cm"
+    """ConfigMap in `namespace` holding the system-wide settings, in Argo CD's format
+    (`workers.system_settings`); default Argo CD's own `argocd-cm`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +81,9 @@ class Settings:
     allow_local_repos: bool = False
     """Accept `file://` and local-path repositories (`SLUICE_ALLOW_LOCAL_REPOS`)."""
     tracking_method: TrackingMethod = TrackingMethod.ANNOTATION
-    """How resources are tied to their app: annotation, label or annotation+label."""
+    """How resources are tied to their app: annotation, label or annotation+label. The
+    settings ConfigMap's `application.resourceTrackingMethod`, when set, overrides it
+    (`Runtime.open` puts the value in force here)."""
     concurrency: int = 16
     """Handlers each worker runs at once in this process (`SLUICE_CONCURRENCY`)."""
     cache_secret: bytes = field(default=b"", repr=False)
@@ -114,6 +120,9 @@ class Settings:
                 kubeconfig=e.get("KUBECONFIG", ""),
                 context=e.get("SLUICE_KUBE_CONTEXT", ""),
                 allow_kubeconfig_exec=flag("SLUICE_ALLOW_KUBECONFIG_EXEC", False),
+                settings_configmap=e.get(
+                    "SLUICE_SETTINGS_CONFIGMAP", base.control_plane.settings_configmap
+                ),
             ),
             timing=replace(
                 base.timing,

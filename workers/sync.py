@@ -230,7 +230,11 @@ class SyncWorker(StepWorker[SyncStep]):
         try:
             cluster = self._rt.clusters.resolve(app.spec.destination)
             return await observe(
-                cluster, reads, prune_approved_at=approved, time_limit=settings.observe_timeout
+                cluster,
+                reads,
+                prune_approved_at=approved,
+                health=self._rt.system.health,
+                time_limit=settings.observe_timeout,
             )
         except UnknownDestination as e:
             raise Retry(f"{ctx.ref}: {e}", settings.cold_retry) from None

@@ -17,6 +17,7 @@ from app.metrics import REGISTRY
 from workers.base import Worker
 from workers.runtime import Runtime
 from workers.settings import Settings
+from workers.system_settings import SettingsRefused
 
 logger = log.get("serve")
 
@@ -43,7 +44,11 @@ def serve(name: str, build: Callable[[Runtime], Worker]) -> int:
     except ValueError as e:
         logger.error("serve.bad_settings", component=name, error=str(e))
         return 2
-    return asyncio.run(_serve(name, build, settings, endpoint))
+    try:
+        return asyncio.run(_serve(name, build, settings, endpoint))
+    except SettingsRefused as e:
+        logger.error("serve.settings_refused", component=name, error=str(e))
+        return 2
 
 
 async def _serve(

@@ -15,10 +15,12 @@ from pathlib import Path
 
 from app import examples
 from app.bus.subjects import AppRef
+from app.cli.output import warn
 from app.cli.stack import Stack, StackOptions
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
 from workers.runtime import Runtime
+from workers.system_settings import SettingsRefused
 
 OUT = sys.stdout
 
@@ -77,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_up(options, args))
     except KeyboardInterrupt:
         return 130
+    except SettingsRefused as e:
+        warn(f"error: {e}")
+        return 2
 
 
 async def _up(options: StackOptions, args: argparse.Namespace) -> int:

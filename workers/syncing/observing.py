@@ -3,8 +3,9 @@
 Only the keys `app.engine.sync.reads.objects_to_read` names are read, each with one GET,
 all at once under one deadline. The API server, not the live cache, is asked: a running
 task's object must be as fresh as the step that judges it (the cache may lag behind a
-watch event). A missing object is reported absent; any other failure means the step
-cannot be judged now, and the caller retries the whole step later.
+watch event). Health is assessed with the custom Lua checks of the system settings in
+force, as compare assesses it. A missing object is reported absent; any other failure
+means the step cannot be judged now, and the caller retries the whole step later.
 """
 
 import asyncio
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.cluster import Cluster, NotFound
-from app.engine.health import assess
+from app.engine.health import HealthCustomizations, assess
 from app.engine.sync import Observation, Observed
 from app.model.resource import KubeObject, ResourceKey
 
@@ -29,6 +30,7 @@ async def observe(
     reads: Sequence[tuple[ResourceKey, str]],
     *,
     prune_approved_at: datetime | None = None,
+    health: HealthCustomizations | None = None,
     time_limit: float,
 ) -> Observation:
     """The objects of `reads` as the cluster has them now (ClusterError or TimeoutError if
@@ -36,7 +38,7 @@ async def observe(
     async with asyncio.timeout(time_limit):
         found = await asyncio.gather(*(_get(cluster, key, version) for key, version in reads))
     objects = {
-        key: Observed(live, assess(live)) if live is not None else Observed()
+        key: Observed(live, assess(live, customizations=health)) if live is not None else Observed()
         for (key, _), live in zip(reads, found, strict=True)
     }
     return Observation(objects, prune_approved_at)

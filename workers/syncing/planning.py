@@ -9,10 +9,15 @@ What the plan is made of, and where it comes from:
   render cache, or a render now), or at the source's target revision when a retry asks to
   re-resolve it; a rollback renders the source(s) its history entry recorded;
 - the targets placed and tracked as the compare engine prepares them, under the app's
-  instance name (`app.engine.instance_names`);
+  instance name (`app.engine.instance_names`), without kinds the system settings
+  exclude;
 - the managed live set from the live cache, which must be WARM: a COLD cache is never
   planned from (nothing may be pruned on the strength of a partial picture), the step is
-  retried a moment later instead;
+  retried a moment later instead; objects of excluded kinds are not the app's;
+- the system settings in force (`rt.system`; nothing is planned before they are read):
+  their ignoreDifferences rules for
+  RespectIgnoreDifferences=true, and the whole comparison settings for the Modified
+  verdicts below;
 - the live destination Namespace, read only when CreateNamespace=true;
 - whether each live object differs from its target, asked of the compare engine only if
   ApplyOutOfSyncOnly=true needs it.
@@ -32,6 +37,7 @@ from app.cluster.resources import ResourceIndex
 from app.engine import project as proj
 from app.engine.appstatus import spec_problems
 from app.engine.compare import CompareSettings, compare
+from app.engine.exclusions import managed_kinds
 from app.engine.instance_names import instance_name
 from app.engine.sync import PlanInput, ResourceScope, SyncPlan, parse_app_options, plan_sync
 from app.engine.sync.targets import prepare_targets
@@ -151,6 +157,8 @@ class Planner:
     ) -> SyncPlan:
         """The plan of `operation` (`re_resolve`: at the source's target revision)."""
         rt = self._rt
+        if rt.system.not_ready:
+            raise Retry(rt.system.not_ready, self._settings.cold_retry)
         control = rt.settings.control_plane.namespace
         project = await rt.apps.get_project(control, app.spec.project)
         problems = spec_problems(app, project)
@@ -178,12 +186,24 @@ class Planner:
         name = instance_name(app.namespace, app.name, control_namespace=control)
         scopes = self._scopes_of(cluster, index)
         destination = app.spec.destination.namespace
+        server = app.spec.destination.server
         manifests = got.manifests
+        compare_settings = replace(rt.system.compare, scopes=scopes)
         targets = prepare_targets(
-            manifests, app=name, namespace=destination, tracking=method, scopes=scopes
+            manifests,
+            app=name,
+            namespace=destination,
+            tracking=method,
+            scopes=scopes,
+            excluded=lambda group, kind: compare_settings.excluded(group, kind, server),
         )
         live = select_managed(
-            snapshot.objects.values(),
+            managed_kinds(
+                snapshot.objects.values(),
+                compare_settings.exclusions,
+                compare_settings.inclusions,
+                server,
+            ),
             [ResourceKey.of(t) for t in targets],
             app=name,
             method=method,
@@ -218,11 +238,13 @@ class Planner:
                         manifests,
                         snapshot.objects.values(),
                         project,
-                        CompareSettings(tracking=method, scopes=scopes),
+                        compare_settings,
                         instance=name,
                     ),
                     namespace_live=namespace_live,
                     project=_project_check(project, app),
+                    ignore_differences=compare_settings.ignore_differences,
+                    jq_deadline=compare_settings.jq_deadline,
                 )
             )
         except SpecError as e:

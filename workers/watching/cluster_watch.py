@@ -13,6 +13,8 @@ While this replica leads the cluster:
   removed by its next first list); it does not hold up the apps' first warm-up.
 - Every event updates the index; the app tracking the object (and the apps tracking its
   owners, for health) get their live cache, refresh and tree updated through the flusher.
+- When the system settings change (new Lua health checks), every app's tree is written
+  again, its health assessed under the checks now in force.
 - Once the first list of every type is in, every app deploying here is warmed
   (`LiveCache.replace`), and apps registered later as they appear. Until then, and after
   this replica stops leading, their caches are COLD: nothing is pruned or judged Missing
@@ -36,6 +38,7 @@ from app.cluster import (
 )
 from app.engine.refresh_triggers import object_change
 from app.engine.resource_tree import ResourceTree, resource_tree
+from app.engine.system_settings import SystemSettings
 from app.model.application import Application
 from app.model.resource import GroupKind, KubeObject, metadata
 from workers.runtime import Runtime
@@ -69,7 +72,7 @@ class ClusterWatch:
         self._settings = settings
         self._on_tracked_change = on_tracked_change
         self._log = logger.bind(cluster=cluster.name)
-        self._index = ObjectIndex(rt.settings.tracking_method)
+        self._index = ObjectIndex(rt.settings.tracking_method, lambda: rt.system.health)
         self._flusher = Flusher(rt, settings, self, cluster=cluster.name)
         self._watches: dict[GroupKind, asyncio.Task[None]] = {}
         self._unlisted: set[GroupKind] = set()
@@ -115,6 +118,7 @@ class ClusterWatch:
     async def run(self) -> None:
         """Watch until cancelled; the apps' caches are COLD before and after."""
         self._directory.listen(self)
+        unsubscribe = self._rt.system.subscribe(self._settings_changed)
         tasks: list[asyncio.Task[None]] = []
         try:
             registered = [a for a in await self._rt.apps.all() if self.deploys_here(a)]
@@ -131,6 +135,7 @@ class ClusterWatch:
             tasks.append(asyncio.create_task(self._discovery_loop(), name="watcher discovery"))
             await asyncio.gather(*tasks)
         finally:
+            unsubscribe()
             self._directory.unlisten(self)
             for task in [*tasks, *self._watches.values()]:
                 task.cancel()
@@ -140,6 +145,12 @@ class ClusterWatch:
                 await self._flusher.cool(
                     self._mine, "the cluster watcher stopped leading this cluster"
                 )
+
+    async def _settings_changed(self, _settings: SystemSettings) -> None:
+        """New health checks may judge every object differently: rewrite every tree."""
+        for ref in self._mine:
+            self._flusher.tree_changed(ref)
+        self._log.info("watch.trees_reassessed", apps=len(self._mine), reason="settings changed")
 
     async def _discover(self) -> list[ResourceType]:
         self.cluster.invalidate()

@@ -5,13 +5,15 @@ which app tracks an object (`tracking.owning_app`), which objects an app tracks 
 cache content), what an object owns (the resource tree), and which apps a change concerns:
 the app tracking the object (a managed change) and the apps tracking any of its owners,
 up the ownerReferences (a change under a managed object, e.g. a Pod of a Deployment).
-Each object's health is assessed once per resourceVersion, when first asked for.
+Each object's health is assessed once per resourceVersion, when first asked for, with
+the custom Lua checks in force (`health()`, the system settings'); again when those
+checks change.
 """
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from app.engine.health import assess
+from app.engine.health import HealthCustomizations, assess
 from app.engine.tracking import TrackingMethod, owning_app
 from app.model.health import HealthStatus
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
@@ -23,7 +25,7 @@ MAX_OWNER_DEPTH = 16
 class Entry:
     """One live object and what the index derived from it."""
 
-    __slots__ = ("_assessed", "_health", "key", "obj", "owners", "tracked_by", "uid")
+    __slots__ = ("_assessed_with", "_health", "key", "obj", "owners", "tracked_by", "uid")
 
     def __init__(self, obj: KubeObject, method: TrackingMethod) -> None:
         meta = metadata(obj)
@@ -38,19 +40,20 @@ class Entry:
         )
         self.tracked_by = owning_app(obj, method)
         self._health: HealthStatus | None = None
-        self._assessed = False
+        self._assessed_with: HealthCustomizations | None = None
 
-    @property
-    def health(self) -> HealthStatus | None:
-        if not self._assessed:
-            self._health = assess(self.obj)
-            self._assessed = True
+    def health(self, checks: HealthCustomizations) -> HealthStatus | None:
+        """The object's health under `checks` (assessed once per set of checks)."""
+        if self._assessed_with is not checks:
+            self._health = assess(self.obj, customizations=checks)
+            self._assessed_with = checks
         return self._health
 
 
 class ObjectIndex:
-    def __init__(self, method: TrackingMethod) -> None:
+    def __init__(self, method: TrackingMethod, health: Callable[[], HealthCustomizations]) -> None:
         self._method = method
+        self._checks = health
         self._entries: dict[str, Entry] = {}
         self._children: defaultdict[str, set[str]] = defaultdict(set)
         self._tracked: defaultdict[str, set[str]] = defaultdict(set)
@@ -117,8 +120,11 @@ class ObjectIndex:
 
     def health_of(self, obj: KubeObject) -> HealthStatus | None:
         """The (cached) health of an indexed object; assessed afresh if not indexed."""
+        checks = self._checks()
         entry = self._entries.get(str(metadata(obj).get("uid") or ""))
-        return entry.health if entry is not None and entry.obj is obj else assess(obj)
+        if entry is not None and entry.obj is obj:
+            return entry.health(checks)
+        return assess(obj, customizations=checks)
 
     def owning_apps(self, entry: Entry) -> Iterator[str]:
         """The tracking names of the apps tracking an owner of `entry`, up the chain."""

@@ -1,18 +1,20 @@
 """`…/diff`: what a sync would change, per resource, as unified YAML diffs.
 
 The comparison the compare worker last made is re-run on the same inputs (the cached
-render of the revisions it compared, the live cache, the project) with the engine's
-`compare`, and every resource that is not Synced gets its diff: live above, what a sync
-would make below, Secrets masked (`app.engine.diff.render_diff`). Nothing is rendered or
-fetched here: a render no longer cached, or a live cache still warming up, is an answer
-that says what to do, not a guess.
+render of the revisions it compared, the live cache, the project, the system settings in
+force) with the engine's `compare`, and every resource that is not Synced gets its
+diff: live above, what a sync would make below, Secrets masked
+(`app.engine.diff.render_diff`). Nothing is rendered or fetched here: a render no longer
+cached, or a live cache still warming up, is an answer that says what to do, not a guess.
 """
+
+from dataclasses import replace
 
 from app.api import access
 from app.api.errors import Conflict, Unavailable
 from app.api.routes import Call, Route
 from app.api.shapes import AppQuery, DiffResponse, ResourceDiff
-from app.engine.compare import CompareSettings, ResourceComparison, compare
+from app.engine.compare import ResourceComparison, compare
 from app.engine.diff import render_diff
 from app.model.application import Application
 from app.model.resource import KubeObject
@@ -59,6 +61,8 @@ def _diff(resource: ResourceComparison) -> str:
 async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
     rt = call.rt
     ref, app = await access.named_app(call)
+    if rt.system.not_ready:
+        raise Unavailable(rt.system.not_ready)
     stored = await rt.status.read_status(ref)
     sync = stored.status.sync if stored is not None else None
     revisions = (list(sync.revisions) or [sync.revision]) if sync is not None else []
@@ -76,9 +80,8 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
         raise Conflict(f"project {app.spec.project!r} of application {ref} does not exist")
     cluster = rt.clusters.resolve(app.spec.destination)
     index = await cluster.discovery.index()
-    settings = CompareSettings(
-        tracking=rt.settings.tracking_method,
-        scopes={(t.group, t.kind): t.namespaced for t in index.resources},
+    settings = replace(
+        rt.system.compare, scopes={(t.group, t.kind): t.namespaced for t in index.resources}
     )
     result = compare(
         app, targets, live.objects.values(), project, settings, instance=rt.instance_name(app)

@@ -3,12 +3,27 @@
 - RespectIgnoreDifferences=true: a field the app's ignoreDifferences hides (replicas an
   autoscaler manages) keeps its live value through a sync; without the option the sync
   resets it to git's.
+- System settings (argocd-cm): a kind `resource.exclusions` names is neither applied nor
+  pruned; a configured Lua health check decides whether a wave succeeded.
 """
+
+import contextlib
 
 import pytest
 
+from app.cluster import Conflict, NotFound
+from app.engine.tracking import TrackingMethod, set_tracking
 from app.model.sync import OperationPhase
-from tests.integration.workers.sync.conftest import DESTINATION, Shop, deployment
+from tests.integration.workers.sync.conftest import (
+    CONTROL,
+    DESTINATION,
+    WAVE,
+    Shop,
+    config_map,
+    deployment,
+    obj,
+)
+from tests.support.waiting import eventually
 
 RESPECT = "RespectIgnoreDifferences=true"
 IGNORE_REPLICAS = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
@@ -38,3 +53,62 @@ async def test_ignored_replicas_changed_live_survive_a_sync_only_with_the_option
     live = await shop.live("Deployment", "web", "apps/v1")
     assert live["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.28"
     assert live["spec"]["replicas"] == replicas
+
+
+async def put_settings(shop: Shop, data: dict[str, str]) -> None:
+    """Write argocd-cm and wait until the sync worker's process has it in force."""
+    cluster = shop.rt.control_plane
+    with contextlib.suppress(Conflict):
+        await cluster.create(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CONTROL}}
+        )
+    written = await cluster.create(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm", "namespace": CONTROL},
+            "data": data,
+        }
+    )
+
+    async def in_force() -> bool:
+        return shop.rt.system.version == written["metadata"]["resourceVersion"]
+
+    await eventually(in_force, timeout=10, what="argocd-cm in force")
+
+
+async def test_a_kind_the_settings_exclude_is_neither_applied_nor_pruned(
+    shop: Shop, sync_workers: None
+) -> None:
+    await put_settings(shop, {"resource.exclusions": "- kinds: [Secret]"})
+    old_secret = set_tracking(
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "old", "namespace": DESTINATION},
+        },
+        app=shop.name,
+        method=TrackingMethod.ANNOTATION,
+        default_namespace=DESTINATION,
+    )
+    await shop.deploy(config_map("cfg"), obj("Secret", "new"))
+    await shop.rt.control_plane.create(old_secret)
+    await shop.rt.live.replace(shop.ref, [old_secret])
+    state = await shop.sync()
+    assert state.phase is OperationPhase.SUCCEEDED, state.message
+    assert state.sync_result is not None
+    assert [r.name for r in state.sync_result.resources] == ["cfg"]
+    assert (await shop.live("Secret", "old"))["metadata"]["name"] == "old"
+    with pytest.raises(NotFound):
+        await shop.live("Secret", "new")
+
+
+async def test_a_configured_health_check_decides_a_wave(shop: Shop, sync_workers: None) -> None:
+    lua = 'return {status = "Degraded", message = "refused by policy"}'
+    await put_settings(shop, {"resource.customizations.health.ConfigMap": lua})
+    await shop.deploy(config_map("first"), config_map("second", {WAVE: "1"}))
+    state = await shop.sync()
+    assert state.phase is OperationPhase.FAILED
+    assert "refused by policy" in state.message, state.message
+    with pytest.raises(NotFound):
+        await shop.live("ConfigMap", "second")

@@ -48,6 +48,34 @@ async def test_the_tree_holds_the_deployment_replicaset_pods_chain_with_health(
     assert "health" not in by_uid[next(n["uid"] for n in nodes if n["kind"] == "ConfigMap")]
 
 
+async def test_new_health_checks_in_the_settings_rewrite_the_tree(
+    runtime: Runtime, watcher: Watcher, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await runtime.control_plane.create(tracked(config_map("settings")))
+
+    async def config_map_health() -> str | None:
+        nodes = await runtime.tree.load(WEB) or []
+        found = [health(n) for n in nodes if n["kind"] == "ConfigMap"]
+        return found[0] or "none" if found else None
+
+    assert await eventually(config_map_health, timeout=10, what="the tree") == "none"
+    lua = 'return {status = "Suspended", message = "parked"}'
+    await runtime.control_plane.create(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm", "namespace": "sluice"},
+            "data": {"resource.customizations.health.ConfigMap": lua},
+        }
+    )
+
+    async def suspended() -> bool:
+        return await config_map_health() == "Suspended"
+
+    await eventually(suspended, timeout=10, what="the ConfigMap judged by the new check")
+
+
 async def test_a_change_under_a_managed_object_asks_for_a_tree_refresh(
     runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
 ) -> None:

@@ -1,0 +1,137 @@
+"""argocd-cm in the control-plane namespace shapes every comparison, read at start and followed.
+
+- A Lua health check from the ConfigMap decides an app's health: the running compare
+  worker compares every app again as soon as the ConfigMap changes.
+- A system-wide ignoreDifferences rule keeps an app Synced despite a drift in the field.
+- A ConfigMap with an invalid Lua script refuses the start, naming the key; a bad edit
+  while running is refused whole and the settings in force stay.
+"""
+
+import contextlib
+from typing import Any
+
+import pytest
+
+from app.cluster import Conflict
+from app.engine.system_settings import SystemSettings
+from app.model.health import HealthStatusCode
+from app.model.sync import SyncStatusCode
+from tests.integration.workers.compare.conftest import (
+    DESTINATION,
+    NAMESPACE,
+    apply_live,
+    compare_now,
+    config_map,
+    ref,
+    register,
+    seed_manifests,
+    stored,
+)
+from tests.support.waiting import eventually
+from workers.compare import CompareWorker
+from workers.runtime import Runtime
+from workers.settings import Settings
+from workers.system_settings import SettingsRefused
+
+HEALTH_KEY = "resource.customizations.health.ConfigMap"
+FLAGS_LUA = """
+if obj.data ~= nil and obj.data.mode == "off" then
+  return {status = "Degraded", message = "flags are off"}
+end
+return {status = "Healthy", message = "flags are on"}
+"""
+
+
+async def write_settings(rt: Runtime, data: dict[str, str]) -> str:
+    """Create or replace argocd-cm; the resourceVersion it got."""
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    with contextlib.suppress(Conflict):
+        await rt.control_plane.create(namespace)
+    body: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": NAMESPACE},
+        "data": data,
+    }
+    written = await rt.control_plane.replace(body)
+    return str(written["metadata"]["resourceVersion"])
+
+
+async def in_force(rt: Runtime, version: str) -> None:
+    async def loaded() -> bool:
+        return rt.system.version == version
+
+    await eventually(loaded, timeout=10, what=f"settings {version} in force")
+
+
+async def test_a_lua_check_from_the_configmap_decides_the_apps_health(
+    runtime: Runtime, running_worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("flags", mode="off")])
+    await apply_live(runtime, app, [config_map("flags", mode="off")])
+    await compare_now(running_worker, app)
+    assert (await stored(runtime, app)).status.health.status is HealthStatusCode.HEALTHY
+
+    await in_force(runtime, await write_settings(runtime, {HEALTH_KEY: FLAGS_LUA}))
+
+    async def degraded() -> bool:
+        return (await stored(runtime, app)).status.health.status is HealthStatusCode.DEGRADED
+
+    await eventually(degraded, timeout=10, what="the app judged by the configured check")
+    status = (await stored(runtime, app)).status
+    (flags,) = status.resources
+    assert flags.health is not None and flags.health.message == "flags are off"
+
+
+async def test_a_system_ignore_rule_keeps_a_drifted_app_synced(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("flags", mode="on")])
+    await apply_live(runtime, app, [config_map("flags", mode="on")])
+    drifted = await runtime.control_plane.patch(
+        "v1", "ConfigMap", "flags", {"data": {"mode": "off"}}, namespace=DESTINATION
+    )
+    await runtime.live.put(ref(app), drifted)
+    await compare_now(worker, app)
+    assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.OUT_OF_SYNC
+
+    rule = {"resource.customizations.ignoreDifferences.ConfigMap": "jsonPointers: [/data/mode]"}
+    await in_force(runtime, await write_settings(runtime, rule))
+    await compare_now(worker, app)
+    assert (await stored(runtime, app)).status.sync.status is SyncStatusCode.SYNCED
+
+
+async def test_an_invalid_lua_script_refuses_the_start_naming_the_key(
+    runtime: Runtime, settings: Settings
+) -> None:
+    await write_settings(runtime, {HEALTH_KEY: "return {status = "})
+    with pytest.raises(SettingsRefused) as refused:
+        async with Runtime.open(settings):
+            pytest.fail("a Runtime opened on refused settings")
+    message = str(refused.value)
+    assert f"ConfigMap {NAMESPACE}/argocd-cm is refused" in message
+    assert f"{HEALTH_KEY}: is not valid Lua" in message
+
+
+async def test_a_bad_edit_while_running_is_refused_and_the_settings_in_force_stay(
+    runtime: Runtime,
+) -> None:
+    good = await write_settings(runtime, {HEALTH_KEY: FLAGS_LUA})
+    await in_force(runtime, good)
+    seen: list[str] = []
+
+    async def record(_settings: SystemSettings) -> None:
+        seen.append(runtime.system.version)
+
+    unsubscribe = runtime.system.subscribe(record)
+    try:
+        await write_settings(runtime, {HEALTH_KEY: FLAGS_LUA, "resource.exclusions": "{"})
+        fixed = await write_settings(runtime, {"resource.exclusions": "- kinds: [Secret]"})
+        await in_force(runtime, fixed)
+    finally:
+        unsubscribe()
+    assert seen == [fixed]
+    assert runtime.system.settings.configured_health == ()
+    assert runtime.system.compare.excluded("", "Secret", "https://kubernetes.default.svc")
