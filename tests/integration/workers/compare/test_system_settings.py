@@ -5,6 +5,7 @@
 - A system-wide ignoreDifferences rule keeps an app Synced despite a drift in the field.
 - A ConfigMap with an invalid Lua script refuses the start, naming the key; a bad edit
   while running is refused whole and the settings in force stay.
+- Its tracking method is the process's from the start.
 """
 
 import contextlib
@@ -14,6 +15,7 @@ import pytest
 
 from app.cluster import Conflict
 from app.engine.system_settings import SystemSettings
+from app.engine.tracking import TrackingMethod
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
 from tests.integration.workers.compare.conftest import (
@@ -135,3 +137,13 @@ async def test_a_bad_edit_while_running_is_refused_and_the_settings_in_force_sta
     assert seen == [fixed]
     assert runtime.system.settings.configured_health == ()
     assert runtime.system.compare.excluded("", "Secret", "https://kubernetes.default.svc")
+
+
+async def test_the_tracking_method_of_the_configmap_is_in_force_from_the_start(
+    runtime: Runtime, settings: Settings
+) -> None:
+    assert runtime.settings.tracking_method is TrackingMethod.ANNOTATION
+    await write_settings(runtime, {"application.resourceTrackingMethod": "label"})
+    async with Runtime.open(settings) as started:
+        assert started.settings.tracking_method is TrackingMethod.LABEL
+        assert started.system.compare.tracking is TrackingMethod.LABEL
