@@ -4,6 +4,9 @@ A step's batches run in order, the actions of one batch concurrently. Each actio
 made idempotent the way `app.engine.sync.actions` asks, so a step repeated after a crash
 does no harm:
 
+- Every write says what the server does with fields the kind lacks: `Strict` (refused, as
+  kubectl's default `--validate=true` and Argo CD send it), or `Ignore` (dropped) for a
+  task with `Validate=false`.
 - DryRun: the write the task will make, sent with `dryRun=All` (the server validates and
   stores nothing). An object whose namespace does not exist yet passes: the namespace is
   created by this sync or the real apply fails, saying to create it.
@@ -37,6 +40,7 @@ from app.cluster import (
     Cluster,
     ClusterError,
     Conflict,
+    FieldValidation,
     Invalid,
     NotFound,
     PatchType,
@@ -93,6 +97,11 @@ def _label(key: ResourceKey) -> str:
     """`deployment.apps/web`, kubectl's way of naming what it applied."""
     kind = key.kind.lower()
     return f"{kind}.{key.group}/{key.name}" if key.group else f"{kind}/{key.name}"
+
+
+def _validation(validate: bool) -> FieldValidation:
+    """`Validate=false` drops unknown fields; otherwise they refuse the write."""
+    return FieldValidation.STRICT if validate else FieldValidation.IGNORE
 
 
 def _already_exists(error: ClusterError) -> bool:
@@ -160,21 +169,27 @@ class Executor:
         field_manager: str,
         *,
         dry_run: bool,
+        validate: bool = True,
         existed: bool = True,
     ) -> KubeObject:
         """Send the object as `mode` says. One that did not exist when the sync was planned
         is created with one request (client-side apply would read it first to find it
         missing); if it exists after all, the full write follows."""
         limit = self._timeout
+        checks = _validation(validate)
         if not existed and mode is not TaskMode.SERVER_SIDE:
             body = last_applied.annotate(obj) if mode is TaskMode.APPLY else obj
             try:
-                return await self._cluster.create(body, dry_run=dry_run, time_limit=limit)
+                return await self._cluster.create(
+                    body, dry_run=dry_run, field_validation=checks, time_limit=limit
+                )
             except Conflict as e:
                 if not _already_exists(e):
                     raise
         if mode is TaskMode.REPLACE:
-            return await self._cluster.replace(obj, dry_run=dry_run, time_limit=limit)
+            return await self._cluster.replace(
+                obj, dry_run=dry_run, field_validation=checks, time_limit=limit
+            )
         if mode is TaskMode.SERVER_SIDE:
             return await self._cluster.apply(
                 obj,
@@ -182,11 +197,16 @@ class Executor:
                 force=True,
                 dry_run=dry_run,
                 field_manager=field_manager,
+                field_validation=checks,
                 time_limit=limit,
             )
         try:
             return await self._cluster.apply(
-                obj, mode=ApplyMode.CLIENT_SIDE, dry_run=dry_run, time_limit=limit
+                obj,
+                mode=ApplyMode.CLIENT_SIDE,
+                dry_run=dry_run,
+                field_validation=checks,
+                time_limit=limit,
             )
         except Conflict as e:
             if not _already_exists(e):
@@ -194,7 +214,11 @@ class Executor:
         # Created by someone else between the read and the create: it is ours (hook
         # names are deterministic), so apply again, now as an update.
         return await self._cluster.apply(
-            obj, mode=ApplyMode.CLIENT_SIDE, dry_run=dry_run, time_limit=limit
+            obj,
+            mode=ApplyMode.CLIENT_SIDE,
+            dry_run=dry_run,
+            field_validation=checks,
+            time_limit=limit,
         )
 
     def _verb(self, action: Apply | DryRun) -> str:
@@ -204,7 +228,12 @@ class Executor:
         mode = TaskMode.REPLACE if action.replace else TaskMode.APPLY
         try:
             await self._write(
-                action.object, mode, "", dry_run=True, existed=self._existed(action.task_id)
+                action.object,
+                mode,
+                "",
+                dry_run=True,
+                validate=action.validate,
+                existed=self._existed(action.task_id),
             )
         except NotFound as e:
             if not _MISSING_NAMESPACE.search(e.problem):
@@ -222,6 +251,7 @@ class Executor:
                 action.mode,
                 action.field_manager,
                 dry_run=False,
+                validate=action.validate,
                 existed=self._existed(action.task_id),
             )
         except (Invalid, Conflict) as e:
@@ -250,7 +280,12 @@ class Executor:
                     pause = min(pause * 2, 1.0)
         except NotFound:
             return await self._write(
-                action.object, action.mode, action.field_manager, dry_run=False, existed=False
+                action.object,
+                action.mode,
+                action.field_manager,
+                dry_run=False,
+                validate=action.validate,
+                existed=False,
             )
         except TimeoutError:
             raise ClusterError(

@@ -38,7 +38,14 @@ from app.cluster.errors import (
     Unavailable,
     UnknownKind,
 )
-from app.cluster.options import ApplyMode, ObjectList, PatchType, Preconditions, Propagation
+from app.cluster.options import (
+    ApplyMode,
+    FieldValidation,
+    ObjectList,
+    PatchType,
+    Preconditions,
+    Propagation,
+)
 from app.cluster.resources import ResourceType
 from app.cluster.settings import FIELD_MANAGER, ClusterSettings
 from app.cluster.watch_events import EventType, Synced, WatchEvent
@@ -55,6 +62,7 @@ __all__ = [
     "Conflict",
     "EventType",
     "Expired",
+    "FieldValidation",
     "Forbidden",
     "Invalid",
     "NotFound",

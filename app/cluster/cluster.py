@@ -25,6 +25,7 @@ from app.cluster.errors import Invalid, NotFound, Target, error_for_exception
 from app.cluster.listing import list_objects
 from app.cluster.options import (
     ApplyMode,
+    FieldValidation,
     ObjectList,
     PatchType,
     Preconditions,
@@ -66,8 +67,11 @@ def _dry_run(dry_run: bool) -> Params:
     return [("dryRun", "All")] if dry_run else []
 
 
-def _write_query(field_manager: str, dry_run: bool) -> Params:
-    return [("fieldManager", field_manager), *_dry_run(dry_run)]
+def _write_query(
+    field_manager: str, dry_run: bool, validation: FieldValidation | None = None
+) -> Params:
+    query = [("fieldManager", field_manager), *_dry_run(dry_run)]
+    return [*query, ("fieldValidation", validation.value)] if validation else query
 
 
 class Cluster:
@@ -234,13 +238,15 @@ class Cluster:
         *,
         dry_run: bool = False,
         field_manager: str = FIELD_MANAGER,
+        field_validation: FieldValidation | None = None,
         time_limit: float | None = None,
     ) -> KubeObject:
         """POST a new object (Conflict, reason AlreadyExists, if it exists); `generateName`
         works. Returns the object as stored (or as it would be, with `dry_run`)."""
         target = self._object_target(obj, "create")
         async with self._resolved(target, time_limit) as rt:
-            created = await self._post(rt, obj, target, _write_query(field_manager, dry_run))
+            query = _write_query(field_manager, dry_run, field_validation)
+            created = await self._post(rt, obj, target, query)
             self._after_write(rt, dry_run)
             return created
 
@@ -250,6 +256,7 @@ class Cluster:
         *,
         dry_run: bool = False,
         field_manager: str = FIELD_MANAGER,
+        field_validation: FieldValidation | None = None,
         time_limit: float | None = None,
     ) -> KubeObject:
         """PUT the whole object (kubectl replace), creating it when it does not exist.
@@ -259,7 +266,7 @@ class Cluster:
         target = self._object_target(obj, "replace")
         async with self._resolved(target, time_limit) as rt:
             path = object_path(rt, target.namespace, target.name, target)
-            query = _write_query(field_manager, dry_run)
+            query = _write_query(field_manager, dry_run, field_validation)
             try:
                 result: KubeObject = await self.transport.call(
                     "PUT", path, target, query=query, body=obj
@@ -290,6 +297,7 @@ class Cluster:
         force: bool = True,
         dry_run: bool = False,
         field_manager: str = FIELD_MANAGER,
+        field_validation: FieldValidation | None = None,
         time_limit: float | None = None,
     ) -> KubeObject:
         """Make the live object match `obj`, creating it if absent; returns the result.
@@ -298,11 +306,12 @@ class Cluster:
         managers own (else Conflict naming them). CLIENT_SIDE: kubectl's apply: store `obj`
         in the last-applied annotation and send the three-way patch between the previous
         annotation, `obj` and the live object, so fields dropped from `obj` are removed.
+        `field_validation` goes with every write (None: the server's default).
         """
         target = self._object_target(obj, "apply")
         async with self._resolved(target, time_limit) as rt:
             path = object_path(rt, target.namespace, target.name, target)
-            query = _write_query(field_manager, dry_run)
+            query = _write_query(field_manager, dry_run, field_validation)
             if mode is ApplyMode.SERVER_SIDE:
                 result: KubeObject = await self.transport.call(
                     "PATCH",

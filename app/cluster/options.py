@@ -26,6 +26,17 @@ class Propagation(enum.Enum):
     """Dependents are kept, their ownerReferences to the deleted owner removed."""
 
 
+class FieldValidation(enum.Enum):
+    """What the server does with fields the object's kind does not have (`fieldValidation`)."""
+
+    STRICT = "Strict"
+    """Refuse the write (kubectl's default, `--validate=true`)."""
+    WARN = "Warn"
+    """Drop them and warn (the server's default when a client says nothing)."""
+    IGNORE = "Ignore"
+    """Drop them silently (`kubectl --validate=false`, Argo CD's `Validate=false`)."""
+
+
 class PatchType(enum.Enum):
     """A PATCH body's format, as its Content-Type."""
 

@@ -3,9 +3,11 @@
 It decides what a Kubernetes API server decides for the clients Sluice and its users
 run (kubectl v1.32, kubernetes-asyncio): which types exist (built-ins, Argo CD's CRDs,
 CRDs written at run time), what each write stores (uid, resourceVersion from one global
-counter, generation, managedFields, defaults, validation), who sees which change (watches
-fed from one change log, bounded history, 410 for compacted versions), and when objects
-go away (finalizers, propagation policies, garbage collection, namespaces terminating).
+counter, generation, managedFields, defaults, validation, unknown fields refused or
+dropped as `fieldValidation` asks: `fieldvalidation`, `known_fields`), who sees which
+change (watches fed from one change log, bounded history, 410 for compacted versions),
+and when objects go away (finalizers, propagation policies, garbage collection,
+namespaces terminating).
 Simulated controllers then move workloads through their lifecycle so health has
 something to assess. The contract is ../shared/design/LOCAL-CLUSTER.md; the measure of
 correctness is the real client.

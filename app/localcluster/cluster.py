@@ -18,7 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from app import log
-from app.localcluster import argocd, controllers, kubeconfig, snapshot, system
+from app.localcluster import argocd, controllers, crds, kubeconfig, snapshot, system
 from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
@@ -85,13 +85,7 @@ class LocalCluster:
 
     def _crd_schema(self, rt: ResourceType) -> dict[str, Any] | None:
         crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
-        if crd is None:
-            return None
-        for version in crd["spec"]["versions"]:
-            if version.get("name") == rt.version:
-                schema = (version.get("schema") or {}).get("openAPIV3Schema")
-                return schema if isinstance(schema, dict) else None
-        return None
+        return crds.schema_of(crd, rt.version)
 
     def _bootstrap(self) -> None:
         """The objects a fresh cluster starts with: system namespaces, Argo CD's CRDs."""

@@ -36,6 +36,17 @@ def _names(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def schema_of(crd: KubeObject | None, version: str) -> dict[str, Any] | None:
+    """The openAPIV3Schema a CRD gives `version` (None if it has none)."""
+    if crd is None:
+        return None
+    for served in crd["spec"]["versions"]:
+        if served.get("name") == version:
+            schema = (served.get("schema") or {}).get("openAPIV3Schema")
+            return schema if isinstance(schema, dict) else None
+    return None
+
+
 def validate(crd: KubeObject) -> list[Cause]:
     """Problems that make apiextensions refuse the CRD (422)."""
     spec = crd.get("spec")

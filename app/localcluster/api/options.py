@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from app.localcluster.fieldvalidation import FieldValidation
+
 ORPHAN = "Orphan"
 BACKGROUND = "Background"
 FOREGROUND = "Foreground"
@@ -18,6 +20,8 @@ class WriteOptions:
     """"" for the main resource, "status" for the status subresource."""
     force: bool = False
     """Server-side apply only: take ownership of conflicting fields instead of 409."""
+    validation: FieldValidation | None = None
+    """What unknown fields do (fieldValidation); None for internal writes: not checked."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,7 @@ def patch(
     except PatchError as e:
         raise _invalid(rt, name, e) from None
     candidate = decode_object(rt, patched, namespace=namespace, name=name)
+    candidate = api.known_fields(rt, candidate, opts)
     check_resource_version(rt, old, candidate)
     new = merge_into(rt, old, candidate, opts.subresource)
     return api.commit_update(rt, old, new, opts), False
@@ -121,7 +122,7 @@ def apply(
     """Server-side apply of the configuration `body` by opts.field_manager."""
     if not isinstance(body, dict):
         raise errors.bad_request("an applied configuration must be a YAML or JSON object")
-    applied = decode_object(rt, body, namespace=namespace, name=name)
+    applied = api.known_fields(rt, decode_object(rt, body, namespace=namespace, name=name), opts)
     old = api.find(rt, namespace, name)
     if old is None and opts.subresource:
         raise errors.not_found(rt.group_resource, name)

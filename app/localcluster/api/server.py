@@ -12,7 +12,7 @@ from typing import Any
 
 from app import log
 from app.engine.merge import GroupVersionKind, PatchError, record_update
-from app.localcluster import crds, errors, strategies
+from app.localcluster import crds, errors, fieldvalidation, strategies
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.errors import Cause
 from app.localcluster.levers import lever_causes
@@ -111,6 +111,15 @@ class ApiServer:
         items = self.store.items(rt.group_resource, scope)
         selected = [in_version(rt, o) for o in items if match is None or match(o)]
         return selected, self.store.revision
+
+    def known_fields(self, rt: ResourceType, obj: KubeObject, opts: WriteOptions) -> KubeObject:
+        """`obj` as `opts.validation` treats its unknown fields (`fieldvalidation`)."""
+        if opts.validation is None:
+            return obj
+        schema = None
+        if rt.crd:
+            schema = crds.schema_of(self.store.get(crds.CRDS, "", rt.crd), rt.version)
+        return fieldvalidation.check(rt, obj, opts.validation, schema)
 
     def require_namespace(self, rt: ResourceType, namespace: str, name: str) -> None:
         """404 if the namespace of a new object is missing, 403 if it is terminating."""

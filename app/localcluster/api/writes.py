@@ -97,7 +97,7 @@ def prepare_create(api: ApiServer, rt: ResourceType, namespace: str, obj: KubeOb
 def create(
     api: ApiServer, rt: ResourceType, body: Any, *, namespace: str, opts: WriteOptions
 ) -> KubeObject:
-    obj = decode_object(rt, body, namespace=namespace)
+    obj = api.known_fields(rt, decode_object(rt, body, namespace=namespace), opts)
     prepare_create(api, rt, namespace, obj)
     return api.commit_create(rt, obj, opts)
 
@@ -151,6 +151,7 @@ def update(
     if old is None:
         raise errors.not_found(rt.group_resource, name)
     candidate = decode_object(rt, body, namespace=namespace, name=name)
+    candidate = api.known_fields(rt, candidate, opts)
     check_resource_version(rt, old, candidate)
     new = merge_into(rt, old, candidate, opts.subresource)
     return api.commit_update(rt, old, new, opts)

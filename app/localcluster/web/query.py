@@ -7,7 +7,7 @@ unparsable value is a 400 naming the parameter, never a silent default.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.localcluster import errors
+from app.localcluster import errors, fieldvalidation
 from app.localcluster.api.options import PROPAGATION_POLICIES, DeleteOptions, WriteOptions
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
@@ -106,6 +106,7 @@ def write_options(
         dry_run=parse_dry_run(dry_run),
         subresource=subresource,
         force=parse_bool(query, "force"),
+        validation=fieldvalidation.parse(query.get("fieldValidation", "")),
     )
 
 

@@ -1,5 +1,6 @@
 """Reads and writes through `Cluster` against the real local cluster over HTTP."""
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -9,12 +10,15 @@ from app.cluster import (
     Cluster,
     ClusterSettings,
     Conflict,
+    FieldValidation,
+    Invalid,
     NotFound,
     PatchType,
     Preconditions,
     Propagation,
 )
 from app.model.annotations import LAST_APPLIED
+from app.model.resource import KubeObject
 from tests.integration.cluster.conftest import configmap, deployment, open_cluster
 from tests.support.waiting import eventually
 
@@ -263,3 +267,32 @@ async def test_dry_run_leaves_nothing(cluster: Cluster, namespace: str) -> None:
     after = await cluster.get("v1", "ConfigMap", "live", namespace)
     assert after["data"] == {"a": "1"}
     assert after["metadata"]["resourceVersion"] == live["metadata"]["resourceVersion"]
+
+
+Write = Callable[[Cluster, KubeObject, FieldValidation], Awaitable[KubeObject]]
+WRITES: dict[str, Write] = {
+    "create": lambda c, o, v: c.create(o, field_validation=v),
+    "replace": lambda c, o, v: c.replace(o, field_validation=v),
+    "client-side-apply": lambda c, o, v: c.apply(o, mode=ApplyMode.CLIENT_SIDE, field_validation=v),
+    "server-side-apply": lambda c, o, v: c.apply(o, field_validation=v),
+}
+
+
+@pytest.mark.parametrize(
+    ("write", "existing"),
+    [
+        *((write, False) for write in WRITES),
+        *((write, True) for write in WRITES if write != "create"),
+    ],
+)
+async def test_field_validation_goes_with_every_write(
+    cluster: Cluster, namespace: str, write: str, existing: bool
+) -> None:
+    if existing:
+        await cluster.create(configmap("cfg", namespace, {"a": "1"}))
+    body = {**configmap("cfg", namespace, {"a": "2"}), "colour": "blue"}
+    send = WRITES[write]
+    with pytest.raises(Invalid, match='unknown field "colour"'):
+        await send(cluster, body, FieldValidation.STRICT)
+    stored = await send(cluster, body, FieldValidation.IGNORE)
+    assert stored["data"] == {"a": "2"} and "colour" not in stored

@@ -177,3 +177,26 @@ async def test_generator_commands_are_told_what_to_run_instead(kubectl: Kubectl)
     assert refused.returncode == 1
     assert "UnsupportedMediaType" in refused.stderr
     assert "kubectl apply -f FILE" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "refused"),
+    [
+        pytest.param((), True, id="validate-true-sends-strict"),
+        pytest.param(("--validate=false",), False, id="validate-false-sends-ignore"),
+        pytest.param(("--server-side",), True, id="server-side-strict-too"),
+    ],
+)
+async def test_an_unknown_field_is_refused_unless_validation_is_off(
+    kubectl: Kubectl, flags: tuple[str, ...], refused: bool
+) -> None:
+    manifest = deployment_yaml().replace("  replicas: 2", "  replicas: 2\n  replica: 3")
+    result = await kubectl("apply", *flags, "-f", "-", stdin=manifest, check=False)
+    if refused:
+        assert result.returncode != 0
+        assert 'strict decoding error: unknown field "spec.replica"' in result.stderr
+        assert (await kubectl("get", "deployments", "-o", "name")).stdout == ""
+        return
+    assert result.returncode == 0, result.stderr
+    stored = yaml.safe_load((await kubectl("get", "deployment", "web", "-o", "yaml")).stdout)
+    assert stored["spec"]["replicas"] == 2 and "replica" not in stored["spec"]

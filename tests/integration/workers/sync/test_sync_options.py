@@ -5,6 +5,8 @@
   resets it to git's.
 - System settings (argocd-cm): a kind `resource.exclusions` names is neither applied nor
   pruned; a configured Lua health check decides whether a wave succeeded.
+- Validate=false (app or resource): an unknown field no longer fails the dry run (the
+  server drops it); by default the server refuses it, as kubectl's validation does.
 """
 
 import contextlib
@@ -112,3 +114,38 @@ async def test_a_configured_health_check_decides_a_wave(shop: Shop, sync_workers
     assert "refused by policy" in state.message, state.message
     with pytest.raises(NotFound):
         await shop.live("ConfigMap", "second")
+
+
+@pytest.mark.parametrize(
+    ("app_options", "resource_options", "created"),
+    [
+        pytest.param([], "", False, id="validated-by-default"),
+        pytest.param(["Validate=false"], "", True, id="app-validate-false"),
+        pytest.param([], "Validate=false", True, id="resource-validate-false"),
+    ],
+)
+async def test_an_unknown_field_fails_the_dry_run_unless_validate_is_false(
+    shop: Shop,
+    sync_workers: None,
+    app_options: list[str],
+    resource_options: str,
+    created: bool,
+) -> None:
+    shop.policy = {"syncOptions": app_options}
+    options = {"argocd.argoproj.io/sync-options": resource_options} if resource_options else {}
+    await shop.deploy({**config_map("cfg", options, mode="fast"), "colour": "blue"})
+    state = await shop.sync()
+    if not created:
+        assert (state.phase, state.message) == (
+            OperationPhase.FAILED,
+            "one or more objects failed to apply (dry run)",
+        )
+        assert state.sync_result is not None
+        (result,) = state.sync_result.resources
+        assert 'strict decoding error: unknown field "colour"' in result.message
+        with pytest.raises(NotFound):
+            await shop.live("ConfigMap", "cfg")
+        return
+    assert state.phase is OperationPhase.SUCCEEDED, state.message
+    live = await shop.live("ConfigMap", "cfg")
+    assert live["data"] == {"mode": "fast"} and "colour" not in live
