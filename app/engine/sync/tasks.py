@@ -175,6 +175,13 @@ class _Planner:
     def __init__(self, given: PlanInput) -> None:
         self.given = given
         op = given.operation.sync or SyncOperation()
+        if op.manifests:
+            raise SpecError(
+                "operation.sync.manifests",
+                "a sync of local manifests (argocd app sync --local) is not supported: "
+                "Sluice deploys what git holds; commit the manifests and sync that revision",
+                source=given.app.name,
+            )
         self.sync = op
         spec = given.app.spec
         self.options = parse_app_options(op.sync_options or spec.sync_options)
@@ -374,7 +381,8 @@ def _mode(scopes: OptionScopes) -> ApplyMode:
 
 
 def plan_sync(given: PlanInput) -> SyncPlan:
-    """Plan the operation. Raises SpecError (naming app and object) for an unnamed target."""
+    """Plan the operation. Raises SpecError (naming app and object) for an unnamed target,
+    and for an operation that carries local manifests instead of a revision to sync."""
     planner = _Planner(given)
     for obj in given.targets:
         planner.add_target(obj)

@@ -369,3 +369,11 @@ def test_rollback_records_the_history_source_not_the_spec_source() -> None:
     result = plan([obj("Job", "h", hook="PreSync")], op=op)
     assert result.source is not None and result.source.path == "old"
     assert result.tasks == ()
+
+
+def test_an_operation_with_local_manifests_is_refused_not_synced_from_git() -> None:
+    op = operation()
+    assert op.sync is not None
+    op.sync.manifests = ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: local}\n"]
+    with pytest.raises(SpecError, match=r"shop: operation.sync.manifests: a sync of local"):
+        plan([obj("ConfigMap", "from-git")], op=op)
