@@ -176,7 +176,7 @@ class CompareWorker:
         await self._refresh.stop()
         await self._compare.stop()
 
-    async def _settings_changed(self, settings: SystemSettings) -> None:
+    async def _settings_changed(self, _settings: SystemSettings) -> None:
         """Compare every app again under the new system settings (last revisions)."""
         rt = self._rt
         refs = [AppRef(namespace, name) for namespace, name in await rt.apps.names()]

@@ -198,7 +198,7 @@ class SystemSettingsSource:
                 configmap=self.origin,
                 resource_version=version,
                 problems=list(e.problems),
-                kept=self.version or "defaults",
+                kept=self.version or ("defaults" if self.ready else "none yet: nothing compares"),
                 reason="a settings map is used whole or not at all; the settings in force stay",
             )
             return

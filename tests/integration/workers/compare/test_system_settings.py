@@ -6,16 +6,23 @@
 - A ConfigMap with an invalid Lua script refuses the start, naming the key; a bad edit
   while running is refused whole and the settings in force stay.
 - Its tracking method is the process's from the start.
+- A cluster that refuses ConfigMaps refuses the start, saying what to grant; one that
+  does not answer lets the process start, but nothing is compared until it does.
 """
 
 import contextlib
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.bus.errors import Retry
 from app.cluster import Conflict
 from app.engine.system_settings import SystemSettings
 from app.engine.tracking import TrackingMethod
+from app.localcluster import LocalCluster
+from app.model.application import Application
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
 from tests.integration.workers.compare.conftest import (
@@ -29,6 +36,7 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
+from tests.integration.workers.watcher.forbidding_proxy import ForbiddingProxy
 from tests.support.waiting import eventually
 from workers.compare import CompareWorker
 from workers.runtime import Runtime
@@ -147,3 +155,48 @@ async def test_the_tracking_method_of_the_configmap_is_in_force_from_the_start(
     async with Runtime.open(settings) as started:
         assert started.settings.tracking_method is TrackingMethod.LABEL
         assert started.system.compare.tracking is TrackingMethod.LABEL
+
+
+async def test_a_cluster_that_refuses_configmaps_refuses_the_start_saying_what_to_grant(
+    settings: Settings, local_cluster: LocalCluster, tmp_path: Path
+) -> None:
+    proxy = await ForbiddingProxy(local_cluster.url).start()
+    try:
+        proxy.forbid("/configmaps")
+        kubeconfig = proxy.kubeconfig(tmp_path / "proxy-kubeconfig")
+        control = replace(settings.control_plane, kubeconfig=str(kubeconfig))
+        with pytest.raises(SettingsRefused, match="needs get, list and watch on configmaps"):
+            async with Runtime.open(replace(settings, control_plane=control)):
+                pytest.fail("a Runtime opened without its settings")
+    finally:
+        await proxy.close()
+
+
+async def test_nothing_is_compared_before_the_settings_are_read(
+    settings: Settings, local_cluster: LocalCluster
+) -> None:
+    app = Application.from_dict(
+        {
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "Application",
+            "metadata": {"name": "shop", "namespace": NAMESPACE},
+            "spec": {
+                "source": {"repoURL": "https://git.example/shop.git", "path": "deploy"},
+                "destination": {"server": "https://kubernetes.default.svc", "namespace": "x"},
+            },
+        }
+    )
+    local_cluster.faults.configure(timeout_rate=1.0, timeout_seconds=5.0)
+    try:
+        async with Runtime.open(settings) as rt:
+            local_cluster.faults.clear()
+            assert rt.system.not_ready.startswith("the system settings are not in force")
+            with pytest.raises(Retry, match="the system settings are not in force"):
+                await compare_now(CompareWorker(rt), app)
+
+            async def ready() -> bool:
+                return rt.system.ready
+
+            await eventually(ready, timeout=15, what="the settings read once the cluster answers")
+    finally:
+        local_cluster.faults.clear()
