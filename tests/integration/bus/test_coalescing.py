@@ -140,19 +140,19 @@ async def test_storm_during_a_run_becomes_one_follow_up_run_at_the_highest_level
         await consumer.start()
     try:
         await _storm(ready_bus, APP, [RefreshLevel.RECENT])
-        await eventually(lambda: _true(bool(recorder.spans)), timeout=5, what="the first run")
+        await eventually(lambda: _true(bool(recorder.spans)), timeout=30, what="the first run")
         await _storm(ready_bus, APP, storm)
 
         async def storm_absorbed() -> bool:
             return await _stored(ready_bus) == 1  # only the holder's own message is left
 
-        await eventually(storm_absorbed, timeout=20, what="every replica to absorb the storm")
+        await eventually(storm_absorbed, timeout=60, what="every replica to absorb the storm")
         gate.set()
 
         async def all_answered() -> bool:
             return recorder.requests() == 2000 and await _settled(ready_bus)
 
-        await eventually(all_answered, timeout=10, what="every request answered by a run")
+        await eventually(all_answered, timeout=30, what="every request answered by a run")
     finally:
         for consumer in consumers:
             await consumer.stop()
