@@ -8,6 +8,7 @@ Prints where everything listens, registers the example Applications (unless
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import time
@@ -41,7 +42,10 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     parser.add_argument("--cluster-port", type=int, default=0, help="local cluster API port")
     parser.add_argument("--nats-port", type=int, default=0, help="embedded NATS port")
     parser.add_argument(
-        "--api-port", type=int, default=8080, help="REST API and webhooks port (0: any free)"
+        "--api-port",
+        type=int,
+        default=int(os.environ.get("SLUICE_API_PORT") or 8080),
+        help="REST API and webhooks port (SLUICE_API_PORT, default 8080; 0: any free)",
     )
     parser.add_argument("--nats-url", default="", help="use this NATS (>= 2.12) instead")
     parser.add_argument("--redis-url", default="", help="use this Redis (or REDIS_URL) instead")
