@@ -2,34 +2,147 @@
 
 Argo CD's in-cluster destination (`https://kubernetes.default.svc`, or the name
 `in-cluster`) is the control-plane cluster Sluice itself runs against: in `sluice up`
-that is the local cluster. Further clusters are registered by name and server URL.
-An unknown destination is an error that names it and says how to register it.
+that is the local cluster. Further clusters are registered by Argo CD cluster Secrets
+(`workers.cluster_secrets` follows them and keeps this registry current), each under its
+server URL and, if it has one, its name. A name or server already registered by another
+Secret is a conflict: the later Secret is refused. An unknown destination is an error
+that names it, says how to register it, and names a refused Secret that claims it.
+
+Listeners hear of every change once the registry holds it (`ClusterChange`), so the
+watcher can start or stop watching a cluster and the compare stage can re-compare the
+apps deploying there.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
+from app import log
 from app.cluster import Cluster
 from app.model.application import ApplicationDestination
+from app.model.cluster_secret import IN_CLUSTER_NAME, IN_CLUSTER_SERVER, ClusterSecret
 
-IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
-IN_CLUSTER_NAME = "in-cluster"
+logger = log.get("clusters")
 
 
 class UnknownDestination(LookupError):
     """The destination names no registered cluster."""
 
 
-@dataclass
+class ClusterConflict(ValueError):
+    """A Secret claims a name or server another Secret registered first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    record: ClusterSecret
+    cluster: Cluster
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A cluster Secret that registers nothing, and why."""
+
+    name: str
+    server: str
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterChange:
+    """A registered cluster appeared (`before` None), changed, or went (`after` None)."""
+
+    secret: str
+    before: Registered | None
+    after: Registered | None
+
+    def concerns(self, destination: ApplicationDestination) -> bool:
+        """Whether `destination` named the cluster before or names it after the change."""
+        return any(
+            _addresses(destination, entry.record)
+            for entry in (self.before, self.after)
+            if entry is not None
+        )
+
+    @property
+    def what(self) -> str:
+        """How logs and refresh reasons tell the change."""
+        if self.after is None:
+            return f"cluster {self._name} unregistered ({self.secret} is gone or refused)"
+        if self.before is None:
+            return f"cluster {self._name} registered by {self.secret}"
+        return f"cluster {self._name} changed ({self.secret})"
+
+    @property
+    def _name(self) -> str:
+        entry = self.after or self.before
+        return entry.record.display_name if entry is not None else "?"
+
+
+Listener = Callable[[ClusterChange], Awaitable[None]]
+
+
+def _addresses(destination: ApplicationDestination, record: ClusterSecret) -> bool:
+    if destination.name:
+        return bool(record.name) and destination.name == record.name
+    return destination.server.rstrip("/") == record.server
+
+
 class ClusterRegistry:
     """Clusters by server URL and by name; the control plane answers for in-cluster."""
 
-    control_plane: Cluster
-    by_server: dict[str, Cluster] = field(default_factory=dict)
-    by_name: dict[str, Cluster] = field(default_factory=dict)
+    def __init__(self, control_plane: Cluster) -> None:
+        self.control_plane = control_plane
+        self._registered: dict[str, Registered] = {}
+        self._refused: dict[str, Refused] = {}
+        self._listeners: list[Listener] = []
 
-    def register(self, name: str, server: str, cluster: Cluster) -> None:
-        self.by_name[name] = cluster
-        self.by_server[server.rstrip("/")] = cluster
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` after each change; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    async def announce(self, change: ClusterChange) -> None:
+        """Tell every listener; one failing does not keep the others from hearing."""
+        for listener in list(self._listeners):
+            try:
+                await listener(change)
+            except Exception as e:  # noqa: BLE001 - a listener's failure must not stop the registry being followed
+                logger.error("clusters.listener_failed", secret=change.secret, error=repr(e))
+
+    def get(self, secret: str) -> Registered | None:
+        return self._registered.get(secret)
+
+    def register(self, record: ClusterSecret, cluster: Cluster) -> ClusterChange:
+        """Register (or replace) the cluster of `record.secret`; ClusterConflict if another
+        Secret holds its name or server."""
+        for secret, entry in self._registered.items():
+            if secret == record.secret:
+                continue
+            if record.name and entry.record.name == record.name:
+                raise ClusterConflict(
+                    f"the name {record.name!r} is registered by cluster Secret {secret}"
+                )
+            if entry.record.server == record.server:
+                raise ClusterConflict(
+                    f"the server {record.server} is registered by cluster Secret {secret}"
+                )
+        self._refused.pop(record.secret, None)
+        before = self._registered.get(record.secret)
+        after = Registered(record, cluster)
+        self._registered[record.secret] = after
+        return ClusterChange(record.secret, before, after)
+
+    def unregister(self, secret: str) -> ClusterChange | None:
+        """Forget the cluster of `secret` (None if it registered none)."""
+        self._refused.pop(secret, None)
+        before = self._registered.pop(secret, None)
+        return ClusterChange(secret, before, None) if before is not None else None
+
+    def refuse(self, secret: str, refused: Refused) -> ClusterChange | None:
+        """Record why `secret` registers nothing; unregisters what it registered before."""
+        change = self.unregister(secret)
+        self._refused[secret] = refused
+        return change
 
     def resolve(self, destination: ApplicationDestination) -> Cluster:
         """The cluster of a destination; UnknownDestination with what to do otherwise."""
@@ -37,27 +150,35 @@ class ClusterRegistry:
         if destination.name:
             if destination.name == IN_CLUSTER_NAME:
                 return self.control_plane
-            found = self.by_name.get(destination.name)
-            if found is None:
-                raise UnknownDestination(
-                    f"spec.destination.name: no cluster named {destination.name!r} is "
-                    f"registered; use {IN_CLUSTER_NAME!r} or register the cluster"
-                )
-            return found
+            for entry in self._registered.values():
+                if entry.record.name == destination.name:
+                    return entry.cluster
+            raise UnknownDestination(
+                f"spec.destination.name: no cluster named {destination.name!r} is "
+                f"registered; use {IN_CLUSTER_NAME!r} or register the cluster with an Argo "
+                f"CD cluster Secret{self._refusal(name=destination.name)}"
+            )
         if server == IN_CLUSTER_SERVER:
             return self.control_plane
-        found = self.by_server.get(server)
-        if found is None:
-            raise UnknownDestination(
-                f"spec.destination.server: no cluster with server {destination.server!r} is "
-                f"registered; use {IN_CLUSTER_SERVER} or register the cluster"
-            )
-        return found
+        for entry in self._registered.values():
+            if entry.record.server == server:
+                return entry.cluster
+        raise UnknownDestination(
+            f"spec.destination.server: no cluster with server {destination.server!r} is "
+            f"registered; use {IN_CLUSTER_SERVER} or register the cluster with an Argo CD "
+            f"cluster Secret{self._refusal(server=server)}"
+        )
+
+    def _refusal(self, *, name: str = "", server: str = "") -> str:
+        for secret, refused in sorted(self._refused.items()):
+            if (name and refused.name == name) or (server and refused.server == server):
+                return f" (cluster Secret {secret} claims it but is refused: {refused.problem})"
+        return ""
 
     def all(self) -> list[Cluster]:
-        """Every distinct cluster, the control plane first."""
-        seen: list[Cluster] = [self.control_plane]
-        for cluster in self.by_name.values():
-            if all(cluster is not c for c in seen):
-                seen.append(cluster)
-        return seen
+        """Every cluster, the control plane first."""
+        return [self.control_plane, *(entry.cluster for entry in self._registered.values())]
+
+    def registered(self) -> list[Registered]:
+        """The clusters registered by Secrets."""
+        return list(self._registered.values())

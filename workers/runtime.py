@@ -2,10 +2,11 @@
 
 `Runtime.open(settings)` connects to NATS (creating streams and consumers), Redis and
 the control-plane cluster, reads the system-wide settings (`system`: argocd-cm, followed
-while the Runtime is open; its tracking method is put in `settings`), and builds the
-stores on top; closing it closes them in reverse order. `sluice up` opens one Runtime
-for every worker; `sluice worker <name>` opens one for a single worker. Workers receive
-the Runtime and never connect themselves.
+while the Runtime is open; its tracking method is put in `settings`) and the destination
+clusters registered by Argo CD cluster Secrets (`clusters`, followed likewise by
+`workers.cluster_secrets`), and builds the stores on top; closing it closes them in
+reverse order. `sluice up` opens one Runtime for every worker; `sluice worker <name>`
+opens one for a single worker. Workers receive the Runtime and never connect themselves.
 """
 
 import contextlib
@@ -30,6 +31,7 @@ from app.store.manifests import ManifestCache, ManifestCacheSettings
 from app.store.operations import OperationStore
 from app.store.status import StatusStore
 from app.store.tree import TreeStore
+from workers.cluster_secrets import ClusterSecretsSource
 from workers.clusters import ClusterRegistry
 from workers.settings import Settings
 from workers.system_settings import SystemSettingsSource
@@ -97,6 +99,16 @@ class Runtime:
             await system.start()
             stack.push_async_callback(system.stop)
             settings = replace(settings, tracking_method=system.tracking)
+            clusters = ClusterRegistry(control_plane=cluster)
+            secrets = ClusterSecretsSource(
+                clusters,
+                cluster,
+                control.namespace,
+                allow_exec=control.allow_kubeconfig_exec,
+                cluster_settings=cluster_settings,
+            )
+            await secrets.start()
+            stack.push_async_callback(secrets.stop)
             repos = Repositories(
                 RepoSettings(
                     cache_dir=settings.state_dir / "repos",
@@ -107,7 +119,7 @@ class Runtime:
                 settings=settings,
                 bus=bus,
                 redis=redis,
-                clusters=ClusterRegistry(control_plane=cluster),
+                clusters=clusters,
                 repos=repos,
                 apps=AppRegistry(redis),
                 status=StatusStore(redis),
