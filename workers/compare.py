@@ -16,10 +16,11 @@ One run reads top to bottom:
 3. the live objects: a COLD cache is never compared (the work comes back in a second);
 4. the project (its refusals make the app Unknown), the destination cluster's kinds,
    then `app.engine.compare`;
-5. the auto-sync decision and the status (`app.engine.autosync`, `app.engine.appstatus`),
-   written only forward; if it landed: events for what changed, the Application's
-   status, and the decision carried out (an operation started, a self-heal re-check
-   scheduled, a skip announced when its reason changed);
+5. the project's sync windows (`app.engine.sync_windows`), the auto-sync decision and the
+   status (`app.engine.autosync`, `app.engine.appstatus`), written only forward; if it
+   landed: events for what changed, the Application's status, and the decision carried
+   out (an operation started, a self-heal or sync-window re-check scheduled, a skip
+   announced when its reason changed);
 6. the next periodic resync (a newer timer replaces the older).
 
 The system settings in force (`rt.system`, argocd-cm) shape every comparison (none runs
@@ -59,12 +60,20 @@ from app.engine.appstatus import (
     summarize,
     transitions,
 )
-from app.engine.autosync import AutoSyncDecision, AutoSyncOutcome, ComparedState, decide_auto_sync
+from app.engine.autosync import (
+    AutoSyncDecision,
+    AutoSyncOutcome,
+    ComparedState,
+    RecheckCause,
+    decide_auto_sync,
+)
 from app.engine.backoff import SelfHealBackoff
 from app.engine.compare import compare, unknown_comparison
 from app.engine.levels import repo_error_verdict, resync_delay
+from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
 from app.model.application import Application
+from app.model.project import AppProject
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus
 from app.model.sync import RefreshLevel
@@ -128,6 +137,8 @@ class _Run:
     now: dt.datetime
     log: Any
     marks_after: CompareMarks
+    project: AppProject | None = None
+    """The app's project, once the comparison has read it."""
 
     @property
     def marks(self) -> CompareMarks:
@@ -286,6 +297,7 @@ class CompareWorker:
         comparison); None when a render must come first."""
         rt, app = self._rt, run.app
         project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
+        run.project = project
         problems = (run.invalid,) if run.invalid else tuple(spec_problems(app, project))
         if problems or project is None:
             return _Verdict(self._unknown(app, live, "; ".join(problems)), revisions, (), problems)
@@ -351,7 +363,9 @@ class CompareWorker:
         compared = ComparedState(
             summary.sync_status, revisions[0] if revisions else "", summary.resources, revisions
         )
-        decision = decide_auto_sync(app, compared, run.now, self._backoff)
+        decision = decide_auto_sync(
+            app, compared, run.now, self._backoff, windows=self._windows(run)
+        )
         status = comparison_status(
             app,
             StatusInput(
@@ -394,6 +408,12 @@ class CompareWorker:
             operation=started or (operation.id if operation is not None else ""),
         )
 
+    def _windows(self, run: _Run) -> SyncWindowVerdict | None:
+        """The project's sync windows for an automated sync now (None: no project read)."""
+        if run.project is None:
+            return None
+        return evaluate(run.project, run.app, run.now, manual=False)
+
     async def _emit_transitions(
         self, ref: AppRef, previous: ApplicationStatus | None, status: ApplicationStatus
     ) -> list[str]:
@@ -416,10 +436,14 @@ class CompareWorker:
             return started or ""
         if decision.outcome is AutoSyncOutcome.RECHECK:
             when = run.now + dt.timedelta(seconds=decision.recheck_after)
-            request = RefreshRequest(ref, decision.recheck_level, "self-heal backoff elapsed")
-            await schedules.schedule(rt.bus, schedules.SELFHEAL, request, when)
-        elif (
-            decision.outcome is AutoSyncOutcome.SKIPPED
+            cause = decision.recheck_cause
+            timer = (
+                schedules.SYNC_WINDOW if cause is RecheckCause.SYNC_WINDOW else schedules.SELFHEAL
+            )
+            request = RefreshRequest(ref, decision.recheck_level, cause.value)
+            await schedules.schedule(rt.bus, timer, request, when)
+        if (
+            decision.outcome in (AutoSyncOutcome.SKIPPED, AutoSyncOutcome.RECHECK)
             and decision.notable
             and not run.marks.same_reason(decision.reason)
         ):

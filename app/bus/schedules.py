@@ -49,6 +49,7 @@ class Timer(Generic[M]):
 
 RESYNC = Timer(Purpose.RESYNC, REFRESH)
 SELFHEAL = Timer(Purpose.SELFHEAL, REFRESH)
+SYNC_WINDOW = Timer(Purpose.SYNC_WINDOW, REFRESH)
 RETRY = Timer(Purpose.RETRY, SYNC)
 WAIT = Timer(Purpose.WAIT, SYNC)
 

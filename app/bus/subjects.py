@@ -44,6 +44,8 @@ class Purpose(enum.Enum):
     """The periodic refresh after every comparison (120 s plus jitter)."""
     SELFHEAL = "selfheal"
     """The refresh after a self-heal backoff."""
+    SYNC_WINDOW = "syncwindow"
+    """The refresh when a sync window blocking an automated sync opens or closes."""
     RETRY = "retry"
     """The next attempt of a failed sync operation after its retry backoff."""
     WAIT = "wait"

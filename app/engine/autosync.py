@@ -5,6 +5,10 @@ One pure function over the Application and the comparison result, in Argo CD's o
 1. no `syncPolicy.automated`, or `enabled: false` → nothing to do;
 2. an operation in progress, or the app being deleted → skip;
 3. not OutOfSync → skip;
+   the project's sync windows (`app.engine.sync_windows`, evaluated by the caller) block
+   automated syncs now → re-check (a `recent` comparison: the decision is what changes,
+   not the revision) when a window selecting the app next opens or closes;
+   a window that cannot be read → SyncError naming it;
 4. prune off and every resource Synced or only requiring pruning → skip;
 5. build the operation (resolved revision, prune per policy, the spec's sync options,
    initiated by automation, the spec's retry or `{limit: 5}`);
@@ -30,6 +34,7 @@ from app.engine.backoff import (
     self_heal_delay,
     self_heal_remaining,
 )
+from app.engine.sync_windows import SyncWindowVerdict
 from app.model import codec
 from app.model.application import Application, ApplicationSource, RetryStrategy
 from app.model.operation import (
@@ -51,9 +56,17 @@ class AutoSyncOutcome(enum.Enum):
     SYNC_ERROR = "sync-error"
     """Nothing started; set the SyncError condition to `sync_error`."""
     RECHECK = "recheck"
-    """Self-heal is backing off: request a refresh at `recheck_level` in `recheck_after` s."""
+    """Self-heal is backing off, or a sync window blocks: request a refresh at
+    `recheck_level` in `recheck_after` s (`recheck_cause` says which)."""
     START = "start"
     """Start `operation`; record `event`."""
+
+
+class RecheckCause(enum.Enum):
+    """Why a re-check was asked for (each has its own timer)."""
+
+    SELF_HEAL = "self-heal backoff elapsed"
+    SYNC_WINDOW = "sync window opened or closed"
 
 
 @dataclass(frozen=True)
@@ -67,9 +80,11 @@ class AutoSyncDecision:
     event: str = ""
     recheck_after: float = 0.0
     recheck_level: RefreshLevel = RefreshLevel.LATEST
+    recheck_cause: RecheckCause = RecheckCause.SELF_HEAL
     notable: bool = True
     """Worth telling subscribers: False for the routine skips (nothing to sync, or an
-    operation already running), which would otherwise follow every sync as noise."""
+    operation already running), which would otherwise follow every sync as noise, and for
+    the self-heal re-checks (their reason counts down)."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +144,34 @@ def _skip(reason: str, *, notable: bool = True) -> AutoSyncDecision:
     )
 
 
+def _windows_block(windows: SyncWindowVerdict, now: datetime) -> AutoSyncDecision:
+    """The decision when the project's sync windows do not allow an automated sync now."""
+    if windows.problems:
+        message = f"Skipping auto-sync: {windows.reason}"
+        return AutoSyncDecision(AutoSyncOutcome.SYNC_ERROR, message, sync_error=message)
+    if windows.changes_at is None:
+        return _skip(windows.reason)
+    return AutoSyncDecision(
+        AutoSyncOutcome.RECHECK,
+        f"Skipping auto-sync: {windows.reason}",
+        recheck_after=max((windows.changes_at - now).total_seconds(), 0.0),
+        recheck_level=RefreshLevel.RECENT,
+        recheck_cause=RecheckCause.SYNC_WINDOW,
+    )
+
+
 def decide_auto_sync(
     app: Application,
     compared: ComparedState,
     now: datetime,
     backoff: SelfHealBackoff = DEFAULT_SELF_HEAL_BACKOFF,
+    *,
+    windows: SyncWindowVerdict | None = None,
 ) -> AutoSyncDecision:
-    """Whether to start an automated sync now, and the operation to start."""
+    """Whether to start an automated sync now, and the operation to start.
+
+    `windows`: the project's sync windows for an automated sync at `now` (None: the
+    project has none selecting the app)."""
     policy = app.spec.sync_policy
     automated = app.spec.automated
     if policy is None or automated is None:
@@ -147,6 +183,8 @@ def decide_auto_sync(
         return _skip("deletion in progress")
     if compared.status is not SyncStatusCode.OUT_OF_SYNC:
         return _skip(f"application status is {compared.status.value}", notable=False)
+    if windows is not None and not windows.allowed:
+        return _windows_block(windows, now)
     resources = compared.resources
     if not automated.prune and all(
         r.status is SyncStatusCode.SYNCED or r.requires_pruning for r in resources
@@ -180,6 +218,7 @@ def decide_auto_sync(
                 f"Skipping auto-sync: already attempted sync to {revisions} with timeout "
                 f"{delay:g}s (retrying in {remaining:.3g}s)",
                 recheck_after=remaining,
+                notable=False,
             )
         sync.auto_heal_attempts_count = attempts + 1
         sync.resources = [

@@ -29,6 +29,40 @@ class ProjectDestination:
 
 
 @dataclass
+class SyncWindow:
+    """An entry of `spec.syncWindows`: when syncs of the apps it selects are allowed or denied.
+
+    Parsed as Argo CD writes it and kept as written: `kind`, `schedule`, `duration` and
+    `timeZone` are checked when the window is evaluated (`app.engine.sync_windows`), so a
+    window with a typo blocks the syncs of the apps it selects, saying what to fix, instead
+    of making the whole project unreadable.
+    """
+
+    kind: str = ""
+    """`allow` or `deny`."""
+    schedule: str = ""
+    """When the window opens: a five-field cron expression, read in `timeZone`."""
+    duration: str = ""
+    """How long it stays open once opened (`1h`, `30m`)."""
+    applications: list[str] = field(default_factory=list)
+    """Application names (globs) it applies to."""
+    namespaces: list[str] = field(default_factory=list)
+    """Destination namespaces (globs) it applies to."""
+    clusters: list[str] = field(default_factory=list)
+    """Destination cluster names or server URLs (globs) it applies to."""
+    manual_sync: bool = False
+    """Manual syncs may run while the window blocks automated ones."""
+    time_zone: str = ""
+    """IANA time zone of the schedule; empty means UTC."""
+    and_operator: bool = field(default=False, metadata={"json": "andOperator"})
+    """Select apps matching every selector given, instead of any of them."""
+    sync_overrun: bool = False
+    """An operation already running when the window closes (allow) or opens (deny) goes on."""
+    description: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class AppProjectSpec:
     source_repos: list[str] = field(default_factory=list)
     destinations: list[ProjectDestination] = field(default_factory=list)
@@ -39,7 +73,7 @@ class AppProjectSpec:
     namespace_resource_blacklist: list[GroupKindSpec] = field(default_factory=list)
     source_namespaces: list[str] = field(default_factory=list)
     roles: list[Any] = field(default_factory=list)
-    sync_windows: list[Any] = field(default_factory=list)
+    sync_windows: list[SyncWindow] = field(default_factory=list)
     orphaned_resources: dict[str, Any] | None = None
     signature_keys: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)

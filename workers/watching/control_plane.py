@@ -68,6 +68,7 @@ logger = log.get("watcher.control_plane", stage="watcher")
 TIMERS: tuple[schedules.Timer[Any], ...] = (
     schedules.RESYNC,
     schedules.SELFHEAL,
+    schedules.SYNC_WINDOW,
     schedules.RETRY,
     schedules.WAIT,
 )

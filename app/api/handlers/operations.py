@@ -4,9 +4,13 @@ A sync or rollback becomes an `Operation` exactly as `argocd app sync` builds it
 against the app's project (its sources and destination, and every resource of a
 selective sync by group, kind and namespace), then handed to
 `workers.operations.start_operation`, which refuses while another operation runs (409).
-A refresh is a `RefreshRequest` on the bus: `latest`, or `force` when hard.
+A sync or rollback the project's sync windows block now (`app.engine.sync_windows`, as a
+manual sync) is refused with 403 naming the project and window, as Argo CD's server
+refuses it (PermissionDenied), and nothing starts. A refresh is a `RefreshRequest` on the
+bus: `latest`, or `force` when hard.
 """
 
+import datetime as dt
 from typing import Any
 
 from app import log
@@ -29,6 +33,7 @@ from app.bus.subjects import AppRef
 from app.cluster.errors import UnknownKind
 from app.engine import project as rules
 from app.engine.history import RollbackError, rollback_operation
+from app.engine.sync_windows import evaluate
 from app.model.application import Application, Backoff, RetryStrategy
 from app.model.errors import SpecError
 from app.model.operation import (
@@ -93,6 +98,16 @@ async def _check_resources(
             raise Forbidden(f"{where}: {permission.message}")
 
 
+def _check_windows(ref: AppRef, app: Application, project: AppProject, what: str) -> None:
+    """Refuse a manual sync the project's sync windows block now (403)."""
+    verdict = evaluate(project, app, dt.datetime.now(dt.UTC), manual=True)
+    if verdict.allowed:
+        return
+    logger.info("api.sync_window_refused", app=str(ref), what=what, reason=verdict.reason)
+    advice = "" if verdict.problems else "; wait for the window, or set manualSync on it"
+    raise Forbidden(f"cannot {what} application {ref}: {verdict.reason}{advice}")
+
+
 def _sync_operation(call: Call[AppQuery, SyncRequest], app: Application) -> Operation:
     body = call.body
     strategy = {"force": True} if body.force else {}
@@ -144,6 +159,7 @@ async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarte
     access.require_write(call)
     ref, app = await access.named_app(call)
     project = await access.check_application(call, app)
+    _check_windows(ref, app, project, "sync")
     await _check_resources(call, app, project, call.body)
     return await _start(call, ref, app, _sync_operation(call, app), "sync")
 
@@ -151,7 +167,8 @@ async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarte
 async def rollback_application(call: Call[AppQuery, RollbackRequest]) -> OperationStarted:
     access.require_write(call)
     ref, app = await access.named_app(call)
-    await access.check_application(call, app)
+    project = await access.check_application(call, app)
+    _check_windows(ref, app, project, "roll back")
     app.status.history = await call.rt.history.load(ref)
     try:
         operation = rollback_operation(

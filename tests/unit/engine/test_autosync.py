@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from app.engine.autosync import AutoSyncOutcome, ComparedState, decide_auto_sync
+from app.engine.autosync import AutoSyncOutcome, ComparedState, RecheckCause, decide_auto_sync
+from app.engine.sync_windows import evaluate
 from app.model.application import Application, ApplicationSource, RetryStrategy
 from app.model.operation import (
     Operation,
@@ -15,8 +16,9 @@ from app.model.operation import (
     SyncOperation,
     SyncOperationResult,
 )
+from app.model.project import AppProject
 from app.model.status import ResourceStatus
-from app.model.sync import OperationPhase, SyncStatusCode
+from app.model.sync import OperationPhase, RefreshLevel, SyncStatusCode
 
 REV = "a" * 40
 OLD = "b" * 40
@@ -259,6 +261,8 @@ def test_self_heal_backoff(
     assert decision.outcome is outcome
     if outcome is AutoSyncOutcome.RECHECK:
         assert decision.recheck_after == pytest.approx(remaining)
+        assert decision.recheck_cause is RecheckCause.SELF_HEAL
+        assert not decision.notable
         assert decision.reason.startswith(f"Skipping auto-sync: already attempted sync to [{REV}]")
         return
     op = decision.operation
@@ -301,3 +305,53 @@ def test_only_skips_that_explain_an_unsynced_app_are_notable(
     case = request.node.callspec.id
     decision = decide_auto_sync(resolve(app), state, NOW)
     assert decision.notable is (case not in ROUTINE)
+
+
+def windows(*entries: dict[str, Any]) -> AppProject:
+    return AppProject.from_dict(
+        {
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "AppProject",
+            "metadata": {"name": "payments"},
+            "spec": {"syncWindows": [{"applications": ["*"], **e} for e in entries]},
+        }
+    )
+
+
+DENY_NOW = {"kind": "deny", "schedule": "0 12 * * *", "duration": "1h"}
+"""Active at NOW (12:00) until 13:00 UTC."""
+
+
+def test_a_blocking_sync_window_skips_and_re_checks_when_it_closes() -> None:
+    app = application(AUTO)
+    verdict = evaluate(windows(DENY_NOW), app, NOW, manual=False)
+    decision = decide_auto_sync(app, compared(), NOW, windows=verdict)
+    assert decision.outcome is AutoSyncOutcome.RECHECK
+    assert decision.recheck_cause is RecheckCause.SYNC_WINDOW
+    assert (decision.recheck_after, decision.recheck_level) == (3600, RefreshLevel.RECENT)
+    assert decision.notable and decision.operation is None
+    assert decision.reason == (
+        "Skipping auto-sync: blocked by sync window: project payments window 0 "
+        "(deny '0 12 * * *' for 1h, UTC) active until 2026-11-29T13:00:00Z"
+    )
+    later = NOW + timedelta(hours=1)
+    opened = evaluate(windows(DENY_NOW), app, later, manual=False)
+    assert decide_auto_sync(app, compared(), later, windows=opened).outcome is AutoSyncOutcome.START
+
+
+def test_a_blocking_sync_window_leaves_a_synced_app_a_routine_skip() -> None:
+    app = application(AUTO)
+    verdict = evaluate(windows(DENY_NOW), app, NOW, manual=False)
+    decision = decide_auto_sync(app, compared(status=SYNCED), NOW, windows=verdict)
+    assert (decision.outcome, decision.notable) == (AutoSyncOutcome.SKIPPED, False)
+
+
+def test_an_unreadable_sync_window_is_a_sync_error_naming_it() -> None:
+    app = application(AUTO)
+    verdict = evaluate(windows({**DENY_NOW, "duration": "soon"}), app, NOW, manual=False)
+    decision = decide_auto_sync(app, compared(), NOW, windows=verdict)
+    assert decision.outcome is AutoSyncOutcome.SYNC_ERROR
+    assert decision.sync_error.startswith(
+        "Skipping auto-sync: invalid sync window: project payments: "
+        "spec.syncWindows[0].duration: duration 'soon' is not a duration"
+    )
