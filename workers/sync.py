@@ -12,8 +12,11 @@ when messages coalesce), decode, then (docs/pipeline.md, step 4):
    worker again, perform the others;
 4. finished: finish what the end of the operation still owes (history, status, event,
    refresh);
-5. otherwise observe exactly what the next step looks at and ask the engine: `terminate`
-   when termination was requested, else `next_step`; a retry that is due re-plans and
+5. otherwise, unless termination was requested, ask the project's sync windows
+   (`app.engine.sync.window_hold`): while they block the operation it takes no step,
+   stays Running saying so and waits for the window to change; else observe exactly what
+   the next step looks at and ask the engine: `terminate` when termination was
+   requested, else `next_step`; a retry that is due re-plans and
    `restart`s; persist the step (compare-and-set) before acting; then hand a step with
    hook actions to the hook worker, or perform it here.
 
@@ -48,6 +51,8 @@ from app.engine.sync import (
     terminate,
 )
 from app.engine.sync.reads import objects_to_read
+from app.engine.sync.window_hold import hold
+from app.engine.sync_windows import evaluate
 from app.model.application import Application
 from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase
@@ -249,6 +254,10 @@ class SyncWorker(StepWorker[SyncStep]):
     ) -> Taken:
         """Ask the engine for the next step, persist it, then act or follow."""
         terminating = ctx.terminate and state.phase is OperationPhase.RUNNING
+        if not terminating:
+            held = await self._held(app, state)
+            if held is not None:
+                return await self._hold(ctx, app, held, stored)
         observation = await self._observe(ctx, app, state, terminating=terminating)
         step: Step
         if terminating:
@@ -276,6 +285,28 @@ class SyncWorker(StepWorker[SyncStep]):
             await ctx.hand_off(following, step.state.message)
             return None
         return await perform_step(ctx, app, step.state, following)
+
+    async def _held(self, app: Application, state: SyncState) -> SyncState | None:
+        """The operation held by the project's sync windows; None when it may go on."""
+        rt = self._rt
+        project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
+        if project is None:
+            return None
+        when = now()
+        manual = not state.operation.initiated_by.automated
+        windows = evaluate(project, app, when, manual=manual, running_since=state.started_at)
+        return hold(state, windows, when)
+
+    async def _hold(
+        self, ctx: OperationContext, app: Application, held: SyncState, stored: int
+    ) -> Taken:
+        """Persist the held operation, show why in its status, and wait for the window."""
+        if not await ctx.persist(stored, held):
+            return None
+        ctx.log.info("sync.held", step=stored, reason=held.message)
+        await write_status(ctx, operation_state(held))
+        await ctx.follow(stored + 1, held, app)
+        return None
 
     async def _replan(
         self, ctx: OperationContext, app: Application, state: SyncState, stored: int, due: Replan
