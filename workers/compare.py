@@ -26,7 +26,9 @@ One run reads top to bottom:
 The system settings in force (`rt.system`, argocd-cm) shape every comparison (none runs
 before they are read); when they change, every registered app is asked for a `recent`
 comparison, so health and sync status follow the new health checks and ignore rules
-without waiting for a resync.
+without waiting for a resync. When this process's registry of destination clusters
+changes (a cluster Secret added, edited or deleted), the apps deploying to that cluster
+are asked for a `latest` comparison, so they find the cluster or report it gone at once.
 """
 
 import asyncio
@@ -80,7 +82,7 @@ from app.model.sync import RefreshLevel
 from app.store.coalescing import Pending
 from app.store.compare_marks import CompareMarks, CompareMarksStore
 from app.store.status import ComparisonStart
-from workers.clusters import UnknownDestination
+from workers.clusters import ClusterChange, UnknownDestination
 from workers.compare_inputs import DestinationScopes, NotCached, read_targets
 from workers.compare_memo import ComparisonMemo, Remembered, fingerprint
 from workers.operations import start_operation
@@ -165,7 +167,7 @@ class CompareWorker:
         self._rt = rt
         timing = rt.settings.timing
         self._scopes = DestinationScopes(lambda: rt.system.compare)
-        self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
         self._memo = ComparisonMemo()
         self._marks = CompareMarksStore(rt.redis)
         self._writer = StatusWriter(rt.control_plane, timing.resync)
@@ -178,12 +180,15 @@ class CompareWorker:
     async def start(self) -> None:
         await self._compare.start()
         await self._refresh.start()
-        self._unsubscribe = self._rt.system.subscribe(self._settings_changed)
+        self._unsubscribe = [
+            self._rt.system.subscribe(self._settings_changed),
+            self._rt.clusters.subscribe(self._cluster_changed),
+        ]
 
     async def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        unsubscribe, self._unsubscribe = self._unsubscribe, []
+        for call in unsubscribe:
+            call()
         await self._refresh.stop()
         await self._compare.stop()
 
@@ -200,6 +205,24 @@ class CompareWorker:
 
         await asyncio.gather(*(refresh(ref) for ref in refs))
         logger.info("compare.settings_changed", apps=len(refs), reason=reason, stage="refresh")
+
+    async def _cluster_changed(self, change: ClusterChange) -> None:
+        """Compare the apps deploying to a cluster that was registered, changed or went."""
+        rt = self._rt
+        if change.before is not None:
+            self._scopes.forget(change.before.cluster)
+        apps = [app for app in await rt.apps.all() if change.concerns(app.spec.destination)]
+        limit = asyncio.Semaphore(SETTINGS_REFRESH_CONCURRENCY)
+
+        async def refresh(app: Application) -> None:
+            request = RefreshRequest(
+                AppRef(app.namespace, app.name), RefreshLevel.LATEST, change.what
+            )
+            async with limit:
+                await publish(rt.bus, REFRESH, request)
+
+        await asyncio.gather(*(refresh(app) for app in apps))
+        logger.info("compare.cluster_changed", apps=len(apps), reason=change.what, stage="refresh")
 
     # -- refresh stage -------------------------------------------------------------------
 

@@ -97,3 +97,7 @@ class DestinationScopes:
         settings = replace(base, scopes=scopes)
         self._built[id(cluster)] = (index, base, settings)
         return settings
+
+    def forget(self, cluster: Cluster) -> None:
+        """Drop what was built for a cluster no longer registered."""
+        self._built.pop(id(cluster), None)

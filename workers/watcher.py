@@ -4,11 +4,15 @@ cache, and a refresh whenever something an app depends on changed.
 One replica leads at a time: it holds the control-plane cluster's lease (a Redis lease
 per cluster, `watcher:<cluster>`), and while it does it runs the control plane
 (`watching.control_plane`), the watch of the control-plane cluster as a destination, and,
-under their own leases, the watches of further destination clusters. The destination
-watches need the app directory the control plane fills in memory (which app deploys
-where, which name its objects carry), so they run in the replica that leads the control
-plane. Other replicas stand by and take over when the leader stops (at once: it releases
-its leases) or dies (when its lease expires, `WatcherSettings.lease_ttl`).
+under their own leases (`watcher:<server>`), the watches of the destination clusters
+registered by cluster Secrets. Those follow the registry (`workers.clusters`): a cluster
+registered while the watcher leads is watched at once, one unregistered stops being
+watched (its apps' caches go COLD), and one whose Secret changed (rotated credentials) is
+watched again through its new connection. The destination watches need the app directory
+the control plane fills in memory (which app deploys where, which name its objects
+carry), so they run in the replica that leads the control plane. Other replicas stand by
+and take over when the leader stops (at once: it releases its leases) or dies (when its
+lease expires, `WatcherSettings.lease_ttl`).
 
 The parts are described in `workers/watching/__init__.py`.
 """
@@ -23,6 +27,7 @@ from app import log
 from app.cluster import Cluster
 from app.model.application import Application
 from app.store.leases import Lease
+from workers.clusters import ClusterChange
 from workers.runtime import Runtime
 from workers.watching.cluster_watch import ClusterWatch
 from workers.watching.control_plane import ControlPlane
@@ -36,9 +41,11 @@ logger = log.get("watcher", stage="watcher")
 _LEASE_UNSAFE = re.compile(r"[^A-Za-z0-9._:/@-]")
 
 
-def lease_name(cluster: Cluster) -> str:
-    """`watcher:<cluster name>`, with characters a lease name may not hold replaced."""
-    return "watcher:" + _LEASE_UNSAFE.sub("-", cluster.name or "cluster")[:200]
+def lease_name(cluster: Cluster, *, by_server: bool = False) -> str:
+    """`watcher:<cluster name>` (`watcher:<server URL>` for a registered cluster, whose
+    name may be anything), with characters a lease name may not hold replaced."""
+    key = cluster.config.server if by_server else cluster.name
+    return "watcher:" + _LEASE_UNSAFE.sub("-", key or "cluster")[:200]
 
 
 class Watcher:
@@ -90,13 +97,53 @@ class Watcher:
         deleter = Deleter(rt.control_plane, self.watch_of, settings)
         async with asyncio.TaskGroup() as group:
             group.create_task(ControlPlane(rt, self.directory, deleter, settings).run())
-            for cluster in rt.clusters.all():
-                term = self._cluster_term(cluster, deleter)
-                if cluster is rt.control_plane:
-                    group.create_task(term())
-                else:
-                    lease = Lease(rt.redis, lease_name(cluster), settings.lease_ttl)
-                    group.create_task(lead(lease, term, what=f"cluster {cluster.name}"))
+            group.create_task(self._cluster_term(rt.control_plane, deleter)())
+            group.create_task(self._follow_registered(deleter))
+
+    async def _follow_registered(self, deleter: Deleter) -> None:
+        """Watch every cluster registered by a Secret, each under its own lease, starting
+        and stopping the watches as the registry changes."""
+        rt = self._rt
+        changed = asyncio.Event()
+
+        async def heard(_change: ClusterChange) -> None:
+            changed.set()
+
+        unsubscribe = rt.clusters.subscribe(heard)
+        leading: dict[Cluster, asyncio.Task[None]] = {}
+        try:
+            while True:
+                changed.clear()
+                wanted = {entry.cluster: entry for entry in rt.clusters.registered()}
+                for cluster in [c for c in leading if c not in wanted]:
+                    task = leading.pop(cluster)
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    logger.info("watcher.cluster_dropped", cluster=cluster.name)
+                for cluster, entry in wanted.items():
+                    if cluster in leading:
+                        continue
+                    lease = Lease(
+                        rt.redis, lease_name(cluster, by_server=True), self.settings.lease_ttl
+                    )
+                    term = self._cluster_term(cluster, deleter)
+                    leading[cluster] = asyncio.create_task(
+                        lead(lease, term, what=f"cluster {cluster.name}"),
+                        name=f"watcher {cluster.name}",
+                    )
+                    logger.info(
+                        "watcher.cluster_added",
+                        cluster=cluster.name,
+                        server=entry.record.server,
+                        secret=entry.record.secret,
+                        lease=lease.name,
+                    )
+                await changed.wait()
+        finally:
+            unsubscribe()
+            for task in leading.values():
+                task.cancel()
+            await asyncio.gather(*leading.values(), return_exceptions=True)
 
     def _cluster_term(
         self, cluster: Cluster, deleter: Deleter

@@ -1,0 +1,113 @@
+"""A second cluster registered by an Argo CD cluster Secret (applied with kubectl, as an
+operator would): apps addressed to it by name and by server sync there and nowhere else,
+its drift is seen by the watcher, deleting the Secret makes them report the unknown
+destination, and registering the cluster again brings them back."""
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from app.localcluster import LocalCluster
+from tests.e2e.manifests import application, as_yaml, config_map, deployment, service
+from tests.e2e.pipeline import Pipeline, resource
+from tests.support.cluster_secrets import cluster_secret
+from tests.support.gitrepo import GitRepo
+
+pytestmark = pytest.mark.kubectl
+
+Factory = Callable[..., contextlib.AbstractAsyncContextManager[LocalCluster]]
+TOKEN = "second-cluster-token-0123456789"
+
+
+def to_second(app: dict[str, Any], **destination: str) -> dict[str, Any]:
+    app["spec"]["destination"] = {
+        **destination,
+        "namespace": app["spec"]["destination"]["namespace"],
+    }
+    return app
+
+
+def names(cluster: LocalCluster, resource_name: str, namespace: str) -> set[str]:
+    return {o["metadata"]["name"] for o in cluster.objects(resource_name, namespace)}
+
+
+def reports_unknown(status: dict[str, Any], text: str) -> bool:
+    return any(text in str(c.get("message")) for c in status.get("conditions") or [])
+
+
+async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_the_secret(
+    pipeline: Pipeline,
+    git_repo: GitRepo,
+    local_cluster: LocalCluster,
+    local_cluster_factory: Factory,
+) -> None:
+    commit = git_repo.commit(
+        {
+            "web/app.yaml": as_yaml(deployment("web"), service("web")),
+            "web/config.yaml": as_yaml(config_map("web-config", colour="blue")),
+            "billing/config.yaml": as_yaml(config_map("billing-config", tier="gold")),
+        }
+    )
+    async with local_cluster_factory() as second:
+        await pipeline.apply(
+            cluster_secret(
+                "second-cluster", name="second", server=second.url, config={"bearerToken": TOKEN}
+            )
+        )
+        web = application("web", git_repo.url, path="web", namespace="shop", automated={})
+        billing = application(
+            "billing", git_repo.url, path="billing", namespace="billing", automated={}
+        )
+        await pipeline.apply(to_second(web, name="second"), to_second(billing, server=second.url))
+
+        status = await pipeline.wait_synced("web", commit)
+        assert {(r["kind"], r["name"], r["status"]) for r in status["resources"]} == {
+            ("Deployment", "web", "Synced"),
+            ("Service", "web", "Synced"),
+            ("ConfigMap", "web-config", "Synced"),
+        }
+        await pipeline.wait_synced("billing", commit)
+        assert names(second, "deployments.apps", "shop") == {"web"}
+        assert "web-config" in names(second, "configmaps", "shop")
+        assert "billing-config" in names(second, "configmaps", "billing")
+        assert names(local_cluster, "deployments.apps", "shop") == set()
+        assert names(local_cluster, "configmaps", "shop") == set()
+        assert names(local_cluster, "configmaps", "billing") == set()
+
+        await pipeline.kubectl(
+            "--kubeconfig",
+            str(second.kubeconfig_path),
+            "-n",
+            "shop",
+            "delete",
+            "configmap",
+            "web-config",
+        )
+        status = await pipeline.wait_status(
+            "web",
+            lambda s: (resource(s, "ConfigMap", "web-config") or {}).get("status") == "OutOfSync",
+            what="the ConfigMap deleted in the second cluster seen as OutOfSync",
+        )
+        assert status["sync"]["status"] == "OutOfSync"
+
+        await pipeline.kubectl("-n", "sluice", "delete", "secret", "second-cluster")
+        for app in ("web", "billing"):
+            await pipeline.wait_status(
+                app,
+                lambda s: reports_unknown(s, "is registered; use"),
+                what="the unknown destination reported",
+            )
+        status = await pipeline.status("web")
+        assert reports_unknown(status, "no cluster named 'second' is registered")
+        status = await pipeline.status("billing")
+        assert reports_unknown(status, f"no cluster with server '{second.url}' is registered")
+
+        await pipeline.apply(
+            cluster_secret(
+                "second-cluster", name="second", server=second.url, config={"bearerToken": "new"}
+            )
+        )
+        status = await pipeline.wait_synced("billing", commit)
+        assert not reports_unknown(status, "is registered; use")
