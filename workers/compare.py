@@ -71,6 +71,7 @@ from app.engine.autosync import (
 )
 from app.engine.backoff import SelfHealBackoff
 from app.engine.compare import compare, unknown_comparison
+from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
 from app.engine.levels import repo_error_verdict, resync_delay
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
@@ -78,7 +79,7 @@ from app.model.application import Application
 from app.model.project import AppProject
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus
-from app.model.sync import RefreshLevel
+from app.model.sync import HookType, RefreshLevel
 from app.store.coalescing import Pending
 from app.store.compare_marks import CompareMarks, CompareMarksStore
 from app.store.status import ComparisonStart
@@ -89,6 +90,7 @@ from workers.operations import start_operation
 from workers.runtime import Runtime
 from workers.stage import Stage
 from workers.status_writer import StatusWriter
+from workers.watching import app_patches
 
 logger = log.get("compare")
 
@@ -156,6 +158,8 @@ class _Verdict:
     revisions: tuple[str, ...]
     source_types: tuple[str, ...] = ()
     invalid_spec: tuple[str, ...] = ()
+    deletion_hooks: frozenset[HookType] | None = None
+    """The PreDelete/PostDelete hook types of the manifests; None when they were not read."""
 
 
 class CompareWorker:
@@ -342,7 +346,9 @@ class CompareWorker:
         hard = run.message.level >= RefreshLevel.FORCE
         reused = None if hard else self._memo.get(run.ref, memo_key)
         if reused is not None:
-            return _Verdict(reused.summary, revisions, reused.source_types)
+            return _Verdict(
+                reused.summary, revisions, reused.source_types, deletion_hooks=reused.deletion_hooks
+            )
         targets = await read_targets(rt.manifests, app, revisions)
         if isinstance(targets, NotCached):
             return await self._not_cached(run, targets, revisions, live)
@@ -351,8 +357,9 @@ class CompareWorker:
             compare(app, targets.objects, live, project, settings, instance=instance)
         )
         types = tuple(targets.source_types)
-        self._memo.put(run.ref, memo_key, Remembered(summary, types))
-        return _Verdict(summary, revisions, types)
+        hooks = deletion_hooks_of(targets.objects)
+        self._memo.put(run.ref, memo_key, Remembered(summary, types, hooks))
+        return _Verdict(summary, revisions, types, deletion_hooks=hooks)
 
     async def _not_cached(
         self, run: _Run, missing: NotCached, revisions: tuple[str, ...], live: list[KubeObject]
@@ -401,6 +408,7 @@ class CompareWorker:
             ),
             run.start.previous,
         )
+        await self._keep_hook_finalizers(run, verdict.deletion_hooks)
         write = await rt.status.write_comparison(
             run.ref, run.start.seq, status, replacing=run.start
         )
@@ -436,6 +444,27 @@ class CompareWorker:
         if run.project is None:
             return None
         return evaluate(run.project, run.app, run.now, manual=False)
+
+    async def _keep_hook_finalizers(self, run: _Run, hooks: frozenset[HookType] | None) -> None:
+        """Give the Application the finalizers of the deletion hooks its manifests declare
+        (and take them off when none is left), before its status says it is synced, so a
+        deletion never skips them. Never while it is being deleted."""
+        app = run.app
+        if hooks is None or app.metadata.deletion_timestamp:
+            return
+        current = list(app.metadata.finalizers)
+        wanted = hook_finalizers(current, hooks)
+        if wanted is None:
+            return
+        obj = {"metadata": {"name": app.name, "namespace": app.namespace}}
+        written = await app_patches.replace_finalizers(self._rt.control_plane, obj, current, wanted)
+        run.log.info(
+            "compare.hook_finalizers",
+            finalizers=wanted,
+            hooks=sorted(t.value for t in hooks),
+            written=written,
+            reason="the manifests' PreDelete/PostDelete hooks run when the Application is deleted",
+        )
 
     async def _emit_transitions(
         self, ref: AppRef, previous: ApplicationStatus | None, status: ApplicationStatus

@@ -30,6 +30,7 @@ from app.engine.compare import CompareSettings
 from app.model.application import Application
 from app.model.project import AppProject
 from app.model.resource import KubeObject, ResourceKey, metadata
+from app.model.sync import HookType
 
 DEFAULT_CAPACITY = 10_000
 """Apps whose last comparison is kept (a summary is a few kilobytes)."""
@@ -52,6 +53,8 @@ class Remembered:
 
     summary: ComparisonSummary
     source_types: tuple[str, ...]
+    deletion_hooks: frozenset[HookType] = frozenset()
+    """The PreDelete/PostDelete hook types the manifests declare (they set finalizers)."""
 
 
 def fingerprint(

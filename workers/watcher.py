@@ -94,7 +94,7 @@ class Watcher:
     async def _lead_control_plane(self) -> None:
         rt, settings = self._rt, self.settings
         self.directory = self._new_directory()
-        deleter = Deleter(rt.control_plane, self.watch_of, settings)
+        deleter = Deleter(rt, self.watch_of, settings)
         async with asyncio.TaskGroup() as group:
             group.create_task(ControlPlane(rt, self.directory, deleter, settings).run())
             group.create_task(self._cluster_term(rt.control_plane, deleter)())

@@ -7,6 +7,8 @@ dependents follow by garbage collection), and the finalizer comes off once none 
 to wait for. Each call looks at what is live now and says what to do next, so it can be
 repeated after every change:
 
+- a PreDelete or PostDelete hook is left alone: it runs around this deletion and goes by
+  its own delete policy (`app.engine.deletion_hooks`);
 - a CustomResourceDefinition is kept (deleting it would delete every custom resource of
   its kind in the cluster, not only the app's), as Argo CD does;
 - `Delete=false` (the resource's sync-options annotation, else the app's syncOptions)
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.engine.sync.hooks import is_deletion_hook
 from app.engine.sync.observation import approval_time
 from app.engine.sync.options import (
     DeleteMode,
@@ -40,11 +43,6 @@ FOREGROUND_FINALIZER = f"{RESOURCES_FINALIZER}/foreground"
 
 def is_cascade_finalizer(finalizer: str) -> bool:
     return finalizer == RESOURCES_FINALIZER or finalizer.startswith(f"{RESOURCES_FINALIZER}/")
-
-
-def cascades(app: Application) -> bool:
-    """True if deleting `app` deletes its resources (it carries a resources finalizer)."""
-    return any(is_cascade_finalizer(f) for f in app.metadata.finalizers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +87,7 @@ def cascade_step(app: Application, tracked: Iterable[KubeObject]) -> CascadeStep
     kept: list[str] = []
     for obj in sorted(tracked, key=ResourceKey.of):
         meta = metadata(obj)
-        if meta.get("ownerReferences"):
+        if meta.get("ownerReferences") or is_deletion_hook(obj):
             continue
         key = ResourceKey.of(obj)
         mode = parse_resource_options(obj).delete or app_delete or DeleteMode.ENABLED

@@ -2,12 +2,14 @@
 
 JSON patches with a `test` first: the refresh annotation and the `operation` field are
 removed only if they still hold what was acted on, the finalizers replaced only if they
-are still the list that was read, so a user's newer write is never lost. A patch whose
-test fails, or whose Application is gone, changed nothing and returns False: the watch
-brings the newer version, which is handled in its turn. `status.conditions` goes through
-the status subresource when the Application type has one (Argo CD's CRD has not: then
-through the main resource), as a merge patch of that one field, and only when the
-condition shown would change (`app.engine.app_conditions`).
+are still the list that was read (an app that had none gets its list unguarded), so a
+user's newer write is never lost. A patch whose test fails, or whose Application is
+gone, changed nothing and returns False: the watch brings the newer version, which is
+handled in its turn. `status.conditions` goes through the status subresource when the
+Application type has one (Argo CD's CRD has not: then through the main resource), as a
+merge patch of that one field, and only when the condition shown would change
+(`app.engine.app_conditions`). The compare worker uses `replace_finalizers` too, for the
+deletion hooks' finalizers.
 """
 
 import datetime as dt
@@ -66,12 +68,11 @@ async def remove_operation(cluster: Cluster, obj: KubeObject, operation: Any) ->
 async def replace_finalizers(
     cluster: Cluster, obj: KubeObject, current: list[str], finalizers: list[str]
 ) -> bool:
-    """Set `metadata.finalizers` if it still is `current`."""
+    """Set `metadata.finalizers` if it still is `current`. A JSON patch cannot test that a
+    field is absent, so with no `current` finalizers the list is written unguarded."""
     path = _pointer("metadata", "finalizers")
-    ops = [
-        {"op": "test", "path": path, "value": current},
-        {"op": "replace", "path": path, "value": finalizers},
-    ]
+    ops: Operations = [{"op": "test", "path": path, "value": current}] if current else []
+    ops.append({"op": "add", "path": path, "value": finalizers})
     return await _patch(cluster, obj, ops, PatchType.JSON)
 
 

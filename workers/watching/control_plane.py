@@ -16,7 +16,8 @@ Application:
   `workers.operations.start_operation`, then removed; while another operation runs it
   stays, and is started when that one's end is written to the Application's status (the
   watch brings that write);
-- a deletionTimestamp with the resources finalizer → cascade deletion (`deletion`);
+- a deletionTimestamp with the resources finalizer or a deletion hook's → its deletion
+  hooks and cascade deletion (`deletion`);
 - deleted → unregistered, its timers cancelled; its resources stay.
 
 Once the first list is in, registered apps that no longer exist (deleted while no
@@ -36,7 +37,7 @@ from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.cluster import ClusterError, EventType, Synced, WatchEvent
 from app.engine.app_conditions import INVALID_SPEC
-from app.engine.cascade import cascades
+from app.engine.deletion_hooks import deletion_stage
 from app.engine.refresh_triggers import (
     SPEC_INVALID,
     RefreshAsk,
@@ -242,7 +243,7 @@ class ControlPlane:
                 control, obj, annotations[REFRESH_ANNOTATION]
             )
             logger.info("refresh_annotation.removed", app=str(ref), removed=removed)
-        if app.metadata.deletion_timestamp and cascades(app):
+        if app.metadata.deletion_timestamp and deletion_stage(app.metadata.finalizers) is not None:
             self._deleter.track(ref, app, obj)
         else:
             self._deleter.untrack(ref)

@@ -1,14 +1,25 @@
-"""Cascade deletion at work: delete an app's resources, then take its finalizer off.
+"""Deleting an Application: its deletion hooks and its resources, then its finalizers.
 
-The control plane hands over every Application that carries a deletionTimestamp and the
-resources finalizer (`track`); each step asks the engine (`app.engine.cascade`) what to
-do with the objects the app tracks, as the watch of its destination cluster sees them
-(never before that watch's first list is in), deletes what it says (each delete bound to
-the uid that was seen, so a recreated object is not touched), and removes the finalizer
-once nothing is left to wait for. A step runs again whenever one of the app's objects
-changes (`nudge`, called by the cluster watch), so deletions are followed by the watch,
-not by polling. A step that failed (cluster unreachable, a delete refused) shows on the
-app as a DeletionError condition and is tried again after `retry_delay`.
+The control plane hands over every Application that carries a deletionTimestamp and a
+finalizer Sluice acts on (`track`). Its finalizers say which stage the deletion is in
+(`app.engine.deletion_hooks.deletion_stage`: PreDelete hooks, their cleanup, resources,
+PostDelete hooks, their cleanup); each step asks the engine what to do in that stage with
+the objects the app tracks, as the watch of its destination cluster sees them (never
+before that watch's first list is in), does it, and takes the stage's finalizer off once
+nothing is left to wait for. The watch brings the Application without it, which starts
+the next stage.
+
+- Resources: `app.engine.cascade` says what to delete (each delete bound to the uid that
+  was seen, so a recreated object is not touched).
+- Hooks: `app.engine.deletion_hooks` says which hooks of the app's manifests (rendered at
+  the spec's target revisions, as Argo CD does; placed and tracked like sync targets) to
+  create, which to wait for and which to clean up by their delete policy.
+
+A step runs again whenever one of the app's objects changes (`nudge`, called by the
+cluster watch), so deletions and hooks are followed by the watch, not by polling. A step
+that failed (cluster unreachable, a delete refused, manifests that cannot be rendered, a
+PreDelete hook that failed) shows on the app as a DeletionError condition and is tried
+again after `retry_delay`, doubling up to a minute.
 """
 
 import asyncio
@@ -17,12 +28,22 @@ from dataclasses import dataclass
 
 from app import log
 from app.bus.subjects import AppRef
-from app.cluster import Cluster, ClusterError, Preconditions, Propagation
+from app.cluster import Cluster, ClusterError, Conflict, Preconditions, Propagation
 from app.engine.app_conditions import DELETION_ERROR
-from app.engine.cascade import CascadeStep, cascade_step
+from app.engine.cascade import cascade_step
+from app.engine.deletion_hooks import (
+    RUNNING_STAGES,
+    DeletionStage,
+    HookStep,
+    deletion_stage,
+    hook_step,
+)
 from app.engine.sync.options import Propagation as DeletePropagation
+from app.engine.sync.targets import prepare_targets
 from app.model.application import Application
 from app.model.resource import KubeObject, ResourceKey, metadata
+from workers.manifests import ManifestsError, manifests_for
+from workers.runtime import Runtime
 from workers.watching import app_patches
 from workers.watching.cancellation import stop_if_cancelled
 from workers.watching.cluster_watch import ClusterWatch
@@ -38,8 +59,24 @@ PROPAGATION = {
 MAX_RETRY_DELAY = 60.0
 UNWATCHED = (
     "the destination cluster is not registered or not watched; fix spec.destination, or "
-    "remove the finalizer resources-finalizer.argocd.argoproj.io to delete the app alone"
+    "remove the Application's finalizers to delete the app alone"
 )
+
+
+class _Blocked(Exception):
+    """A hook stage cannot go on until the user acts (a PreDelete hook failed)."""
+
+
+def _log_hook_step(ref: AppRef, step: HookStep, removed: bool) -> None:
+    logger.info(
+        "deletion_hooks.finished" if step.done else "deletion_hooks.waiting",
+        app=str(ref),
+        stage=step.stage.value,
+        created=[str(ResourceKey.of(o)) for o in step.create],
+        deleted=[str(ResourceKey.of(o)) for o in step.delete],
+        waiting=list(step.waiting),
+        finalizer_removed=removed,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +89,12 @@ class _Deleting:
 class Deleter:
     def __init__(
         self,
-        control_plane: Cluster,
+        rt: Runtime,
         watch_of: Callable[[Application], ClusterWatch | None],
         settings: WatcherSettings,
     ) -> None:
-        self._control_plane = control_plane
+        self._rt = rt
+        self._control_plane = rt.control_plane
         self._watch_of = watch_of
         self._settings = settings
         self._apps: dict[AppRef, _Deleting] = {}
@@ -66,7 +104,7 @@ class Deleter:
         self._failures: dict[AppRef, int] = {}
 
     def track(self, ref: AppRef, app: Application, obj: KubeObject) -> None:
-        """`app` is being deleted with its resources: take the next step."""
+        """`app` is being deleted and carries a finalizer Sluice acts on: take the next step."""
         self._apps[ref] = _Deleting(app, obj)
         self.nudge(ref)
 
@@ -101,27 +139,44 @@ class Deleter:
         deleting = self._apps.get(ref)
         if deleting is None:
             return
+        stage = deletion_stage(deleting.app.metadata.finalizers)
         watch = self._watch_of(deleting.app)
+        if stage is None:
+            return
         if watch is None:
             await self._failed(ref, deleting, UNWATCHED)
             return
         if not watch.synced.is_set():
-            logger.info("cascade.waiting", app=str(ref), reason="the cluster is being listed")
+            logger.info("deletion.waiting", app=str(ref), reason="the cluster is being listed")
             return
-        step = cascade_step(deleting.app, watch.tracked(ref) or [])
+        tracked = watch.tracked(ref) or []
         try:
-            await asyncio.gather(*(self._delete(watch.cluster, obj, step) for obj in step.delete))
-            await app_patches.clear_condition(self._control_plane, deleting.obj, DELETION_ERROR)
-            removed = step.done and await app_patches.replace_finalizers(
-                self._control_plane,
-                deleting.obj,
-                list(deleting.app.metadata.finalizers),
-                list(step.finalizers or ()),
-            )
+            if stage is DeletionStage.RESOURCES:
+                finalizers = await self._cascade(ref, deleting, watch.cluster, tracked)
+            else:
+                finalizers = await self._hooks(ref, deleting, watch.cluster, stage, tracked)
         except ClusterError as e:
             await self._failed(ref, deleting, f"could not delete {e.target}: {e.problem}")
             return
+        except ManifestsError as e:
+            problem = f"cannot render the manifests to find the {stage.value}: {e.message}"
+            await self._failed(ref, deleting, problem)
+            return
+        except _Blocked as e:
+            await self._failed(ref, deleting, str(e))
+            return
         self._failures.pop(ref, None)
+        if finalizers is not None and deletion_stage(finalizers) is None:
+            self.untrack(ref)
+
+    async def _cascade(
+        self, ref: AppRef, deleting: _Deleting, cluster: Cluster, tracked: list[KubeObject]
+    ) -> tuple[str, ...] | None:
+        """The resources stage; the finalizers left once it is over and they are written."""
+        step = cascade_step(deleting.app, tracked)
+        propagation = PROPAGATION[step.propagation]
+        await asyncio.gather(*(self._delete(cluster, obj, propagation) for obj in step.delete))
+        removed = await self._finish(deleting, step.finalizers)
         logger.info(
             "cascade.finished" if step.done else "cascade.deleting",
             app=str(ref),
@@ -130,17 +185,66 @@ class Deleter:
             kept=list(step.kept),
             finalizer_removed=removed,
         )
-        if removed:
-            self.untrack(ref)
+        return step.finalizers if removed else None
 
-    async def _delete(self, cluster: Cluster, obj: KubeObject, step: CascadeStep) -> None:
+    async def _hooks(
+        self,
+        ref: AppRef,
+        deleting: _Deleting,
+        cluster: Cluster,
+        stage: DeletionStage,
+        tracked: list[KubeObject],
+    ) -> tuple[str, ...] | None:
+        """A hook stage; the finalizers left once it is over and they are written."""
+        app = deleting.app
+        targets = await self._targets(app) if stage in RUNNING_STAGES else []
+        step = hook_step(stage, app.metadata.finalizers, targets, tracked, self._rt.system.health)
+        await asyncio.gather(*(self._create(cluster, obj) for obj in step.create))
+        await asyncio.gather(
+            *(self._delete(cluster, obj, Propagation.BACKGROUND) for obj in step.delete)
+        )
+        if step.problem:
+            raise _Blocked(step.problem)
+        removed = await self._finish(deleting, step.finalizers)
+        _log_hook_step(ref, step, removed)
+        return step.finalizers if removed else None
+
+    async def _targets(self, app: Application) -> list[KubeObject]:
+        """The app's manifests at its target revisions, placed and tracked as a sync would."""
+        rt = self._rt
+        got = await manifests_for(rt, app)
+        return prepare_targets(
+            got.manifests,
+            app=rt.instance_name(app),
+            namespace=app.spec.destination.namespace,
+            tracking=rt.settings.tracking_method,
+            scopes={},
+        )
+
+    async def _finish(self, deleting: _Deleting, finalizers: tuple[str, ...] | None) -> bool:
+        """Clear the DeletionError; take the stage's finalizer off once it is over."""
+        await app_patches.clear_condition(self._control_plane, deleting.obj, DELETION_ERROR)
+        return finalizers is not None and await app_patches.replace_finalizers(
+            self._control_plane,
+            deleting.obj,
+            list(deleting.app.metadata.finalizers),
+            list(finalizers),
+        )
+
+    async def _create(self, cluster: Cluster, obj: KubeObject) -> None:
+        try:
+            await cluster.create(obj)
+        except Conflict:
+            return
+
+    async def _delete(self, cluster: Cluster, obj: KubeObject, propagation: Propagation) -> None:
         meta = metadata(obj)
         await cluster.delete(
             str(obj.get("apiVersion")),
             str(obj.get("kind")),
             str(meta.get("name")),
             str(meta.get("namespace") or ""),
-            propagation=PROPAGATION[step.propagation],
+            propagation=propagation,
             preconditions=Preconditions(uid=str(meta.get("uid") or "")),
             missing_ok=True,
         )

@@ -1,10 +1,11 @@
 """Hooks: which objects are hooks, in which phases they run, and when they are deleted.
 
 `argocd.argoproj.io/hook` is a CSV of PreSync, Sync, PostSync, SyncFail, Skip (and the
-app-deletion hooks PreDelete, PostDelete, which never run during a sync). Helm's
-`helm.sh/hook` counts only when no Argo CD hook annotation is present: pre-install and
-pre-upgrade are PreSync, post-install and post-upgrade PostSync, and `crd-install` is not
-a hook at all. An object whose only hook type is Skip is not a hook and is never applied.
+app-deletion hooks PreDelete, PostDelete, which never run during a sync: see
+`app.engine.deletion_hooks`). Helm's `helm.sh/hook` counts only when no Argo CD hook
+annotation is present: pre-install and pre-upgrade are PreSync, post-install and
+post-upgrade PostSync, pre-delete PreDelete, post-delete PostDelete, and `crd-install` is
+not a hook at all. An object whose only hook type is Skip is not a hook and is never applied.
 A hook with no valid type (a Helm `test` hook, an Argo CD annotation with a typo) is
 ignored: dropped from the sync. Typos are reported by `hook_problems` rather than passed
 over in silence.
@@ -25,6 +26,8 @@ _HELM_TYPES = {
     "pre-upgrade": HookType.PRE_SYNC,
     "post-install": HookType.POST_SYNC,
     "post-upgrade": HookType.POST_SYNC,
+    "pre-delete": HookType.PRE_DELETE,
+    "post-delete": HookType.POST_DELETE,
 }
 _HELM_NOT_A_HOOK = "crd-install"
 _HELM_POLICIES = {
@@ -72,6 +75,11 @@ def is_hook(obj: KubeObject) -> bool:
     return helm is not None and helm != _HELM_NOT_A_HOOK
 
 
+def is_deletion_hook(obj: KubeObject) -> bool:
+    """A PreDelete or PostDelete hook: run around the app's deletion, never deleted with it."""
+    return any(t in (HookType.PRE_DELETE, HookType.POST_DELETE) for t in hook_types(obj))
+
+
 def is_ignored(obj: KubeObject) -> bool:
     """A hook without any valid type: dropped from the sync entirely."""
     return is_hook(obj) and not hook_types(obj)
@@ -115,7 +123,8 @@ def hook_problems(obj: KubeObject, where: str) -> list[str]:
             if value not in _HELM_TYPES and value != _HELM_NOT_A_HOOK:
                 problems.append(
                     f"{where}: Helm hook {value!r} has no Argo CD equivalent; the object is "
-                    "left out of the sync (only pre/post-install and pre/post-upgrade run)"
+                    "left out of the sync (only pre/post-install, pre/post-upgrade and "
+                    "pre/post-delete run)"
                 )
     if is_ignored(obj) and argo is not None:
         problems.append(f"{where}: {HOOK} names no valid hook type; the object is left out")

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.cascade import cascade_step, cascades
+from app.engine.cascade import cascade_step, is_cascade_finalizer
 from app.engine.sync.options import Propagation
 from app.model.annotations import DELETION_APPROVED, RESOURCES_FINALIZER, SYNC_OPTIONS
 from app.model.application import Application
@@ -130,8 +130,8 @@ def test_delete_confirm_needs_an_approval_at_or_after_the_deletion(
 
 def test_finalizer_variants() -> None:
     background = app(finalizers=[f"{RESOURCES_FINALIZER}/background"])
-    assert cascades(background)
+    assert is_cascade_finalizer(f"{RESOURCES_FINALIZER}/background")
     assert cascade_step(background, [obj("ConfigMap", "c")]).propagation is Propagation.BACKGROUND
     assert cascade_step(background, []).finalizers == ()
-    assert cascades(app(finalizers=[f"{RESOURCES_FINALIZER}/foreground"]))
-    assert not cascades(app(finalizers=["other.io/keep"]))
+    assert is_cascade_finalizer(f"{RESOURCES_FINALIZER}/foreground")
+    assert not is_cascade_finalizer("other.io/keep")

@@ -54,6 +54,20 @@ def test_hook_gets_one_task_per_phase_with_the_hook_finalizer() -> None:
         assert task.target["metadata"]["finalizers"] == ["argocd.argoproj.io/hook-finalizer"]
 
 
+def test_deletion_hooks_get_no_task_unless_they_also_declare_a_sync_phase() -> None:
+    targets = [
+        obj("Job", "pre", hook="PreDelete"),
+        obj("Job", "post", hook="PostDelete"),
+        obj("Job", "helm-pre", annotations={"helm.sh/hook": "pre-delete"}),
+        obj("Job", "both", hook="PreDelete,PostSync"),
+        obj("ConfigMap", "cfg"),
+    ]
+    live = live_of(obj("Job", "pre", hook="PreDelete"), obj("Job", "post", hook="PostDelete"))
+    result = plan(targets, live=live)
+    assert names(result.tasks) == ["Sync:ConfigMap/cfg", "PostSync:Job/both"]
+    assert not result.warnings and not result.refusal
+
+
 def test_generate_name_hook_is_named_from_revision_phase_and_start() -> None:
     (task,) = plan([obj("Job", "", hook="PreSync", generate_name="migrate-")]).tasks
     assert task.key.name == f"migrate-{REVISION[:7]}-presync-{int(T0.timestamp())}"
