@@ -250,7 +250,7 @@ class Deleter:
         )
 
     async def _failed(self, ref: AppRef, deleting: _Deleting, message: str) -> None:
-        logger.warning("cascade.failed", app=str(ref), error=message)
+        logger.warning("deletion.failed", app=str(ref), error=message)
         try:
             await app_patches.set_condition(
                 self._control_plane, deleting.obj, DELETION_ERROR, message
