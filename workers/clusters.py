@@ -8,6 +8,11 @@ server URL and, if it has one, its name. A name or server already registered by 
 Secret is a conflict: the later Secret is refused. An unknown destination is an error
 that names it, says how to register it, and names a refused Secret that claims it.
 
+A Secret's `namespaces` limit what Sluice manages in its cluster (`scope_of`): the
+watcher lists and watches only those namespaces (and cluster-scoped kinds only with
+`clusterResources`), and a destination namespace outside them does not resolve: the app
+reports which namespaces the Secret allows instead of syncing what no watch would see.
+
 Listeners hear of every change once the registry holds it (`ClusterChange`), so the
 watcher can start or stop watching a cluster and the compare stage can re-compare the
 apps deploying there.
@@ -87,6 +92,19 @@ def _addresses(destination: ApplicationDestination, record: ClusterSecret) -> bo
     return destination.server.rstrip("/") == record.server
 
 
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What Sluice manages in one cluster."""
+
+    namespaces: tuple[str, ...] = ()
+    """The namespaces watched and deployed to (empty: every namespace)."""
+    cluster_resources: bool = True
+    """Whether cluster-scoped kinds are watched."""
+
+
+EVERYTHING = Scope()
+
+
 class ClusterRegistry:
     """Clusters by server URL and by name; the control plane answers for in-cluster."""
 
@@ -144,25 +162,47 @@ class ClusterRegistry:
         self._refused[secret] = refused
         return change
 
+    def scope_of(self, cluster: Cluster) -> Scope:
+        """What Sluice manages in `cluster` (everything, unless its Secret says otherwise)."""
+        for entry in self._registered.values():
+            if entry.cluster is cluster and entry.record.namespaces:
+                return Scope(entry.record.namespaces, entry.record.cluster_resources)
+        return EVERYTHING
+
     def resolve(self, destination: ApplicationDestination) -> Cluster:
         """The cluster of a destination; UnknownDestination with what to do otherwise."""
+        entry = self._find(destination)
+        if entry is None:
+            return self.control_plane
+        allowed = entry.record.namespaces
+        if destination.namespace and allowed and destination.namespace not in allowed:
+            raise UnknownDestination(
+                f"spec.destination.namespace: cluster {entry.record.display_name!r} is "
+                f"limited to namespaces {', '.join(allowed)} by cluster Secret "
+                f"{entry.record.secret}; deploy to one of them or add "
+                f"{destination.namespace!r} to the Secret's namespaces"
+            )
+        return entry.cluster
+
+    def _find(self, destination: ApplicationDestination) -> Registered | None:
+        """The registered cluster a destination names; None for the control plane."""
         server = destination.server.rstrip("/")
         if destination.name:
             if destination.name == IN_CLUSTER_NAME:
-                return self.control_plane
+                return None
             for entry in self._registered.values():
                 if entry.record.name == destination.name:
-                    return entry.cluster
+                    return entry
             raise UnknownDestination(
                 f"spec.destination.name: no cluster named {destination.name!r} is "
                 f"registered; use {IN_CLUSTER_NAME!r} or register the cluster with an Argo "
                 f"CD cluster Secret{self._refusal(name=destination.name)}"
             )
         if server == IN_CLUSTER_SERVER:
-            return self.control_plane
+            return None
         for entry in self._registered.values():
             if entry.record.server == server:
-                return entry.cluster
+                return entry
         raise UnknownDestination(
             f"spec.destination.server: no cluster with server {destination.server!r} is "
             f"registered; use {IN_CLUSTER_SERVER} or register the cluster with an Argo CD "

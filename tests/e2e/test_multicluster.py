@@ -111,3 +111,46 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
         )
         status = await pipeline.wait_synced("billing", commit)
         assert not reports_unknown(status, "is registered; use")
+
+
+STRAY = """\
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: other
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: stray
+  namespace: other
+  annotations:
+    argocd.argoproj.io/tracking-id: "web:/ConfigMap:other/stray"
+"""
+
+
+async def test_a_secret_limited_to_namespaces_scopes_what_is_watched_and_deployed(
+    pipeline: Pipeline, git_repo: GitRepo, local_cluster_factory: Factory
+) -> None:
+    commit = git_repo.commit({"web/config.yaml": as_yaml(config_map("web-config", colour="blue"))})
+    async with local_cluster_factory() as second:
+        kubeconfig = str(second.kubeconfig_path)
+        await pipeline.kubectl("--kubeconfig", kubeconfig, "apply", "-f", "-", stdin=STRAY)
+        await pipeline.apply(
+            cluster_secret("second-cluster", name="second", server=second.url, namespaces="shop")
+        )
+        web = application("web", git_repo.url, path="web", namespace="shop", automated={})
+        billing = application("billing", git_repo.url, path="web", namespace="billing")
+        await pipeline.apply(to_second(web, name="second"), to_second(billing, name="second"))
+
+        status = await pipeline.wait_synced("web", commit)
+        assert [(r["kind"], r["namespace"], r["name"]) for r in status["resources"]] == [
+            ("ConfigMap", "shop", "web-config")
+        ]
+        assert "web-config" in names(second, "configmaps", "shop")
+        await pipeline.wait_status(
+            "billing",
+            lambda s: reports_unknown(s, "is limited to namespaces shop by cluster Secret"),
+            what="the namespace outside the Secret's scope reported",
+        )
+        assert names(second, "configmaps", "billing") == set()

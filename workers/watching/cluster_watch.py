@@ -5,9 +5,11 @@ While this replica leads the cluster:
 - Discovery lists the served types; every type that supports list and watch (less
   `settings.not_watched`) gets a resumable LIST+WATCH (`app.cluster.watching`: a dropped
   watch resumes from its resourceVersion, a 410 relists and delivers only differences),
-  one task per type. Discovery is refreshed once the first lists are in, and whenever a
-  CustomResourceDefinition appears or changes, so a new type is watched; a type no
-  longer served is dropped with its objects.
+  one task per type. A cluster whose Secret limits it to namespaces (`workers.clusters.
+  Scope`) gets one watch per type and namespace, and its cluster-scoped types are not
+  watched unless the Secret sets `clusterResources`. Discovery is refreshed once the
+  first lists are in, and whenever a CustomResourceDefinition appears or changes, so a
+  new type is watched; a type no longer served is dropped with its objects.
 - A watch that fails for good (permission refused) is logged with what to grant and
   started again after a growing pause (its objects kept meanwhile, the ones that vanished
   removed by its next first list); it does not hold up the apps' first warm-up.
@@ -75,7 +77,9 @@ class ClusterWatch:
         self._index = ObjectIndex(rt.settings.tracking_method, lambda: rt.system.health)
         self._flusher = Flusher(rt, settings, self, cluster=cluster.name)
         self._watches: dict[GroupKind, asyncio.Task[None]] = {}
-        self._unlisted: set[GroupKind] = set()
+        self._scope = rt.clusters.scope_of(cluster)
+        self._unlisted: set[tuple[GroupKind, str]] = set()
+        """(type, namespace) watches whose first list is not in yet ("" for all namespaces)."""
         self._mine: set[AppRef] = set()
         self._rediscover = asyncio.Event()
         self.synced = asyncio.Event()
@@ -162,7 +166,12 @@ class ClusterWatch:
             and rt.can("watch")
             and rt.group not in settings.not_watched_groups
             and rt.group_kind not in settings.not_watched
+            and (rt.namespaced or self._scope.cluster_resources)
         ]
+
+    def _namespaces(self, rt: ResourceType) -> tuple[str, ...]:
+        """Where a type is watched: every namespace (""), or the scope's namespaces."""
+        return self._scope.namespaces if rt.namespaced and self._scope.namespaces else ("",)
 
     async def _discovery_loop(self) -> None:
         """Refresh discovery whenever a CRD changed; watch new types, drop removed ones."""
@@ -184,7 +193,7 @@ class ClusterWatch:
             await self._unwatch(group_kind, "no longer served")
         for group_kind, rt in wanted.items():
             if group_kind not in self._watches:
-                self._unlisted.add(group_kind)
+                self._unlisted.update((group_kind, ns) for ns in self._namespaces(rt))
                 self._watches[group_kind] = asyncio.create_task(
                     self._watch(rt), name=f"watch {rt.qualified}"
                 )
@@ -198,53 +207,63 @@ class ClusterWatch:
             await asyncio.gather(task, return_exceptions=True)
         for entry in self._index.remove_kind(group_kind):
             self._changed(entry, None)
-        self._listed(group_kind)
+        for key in [key for key in self._unlisted if key[0] == group_kind]:
+            self._listed(*key)
         self._log.info("watch.removed", kind=str(group_kind), reason=reason)
 
     async def _watch(self, rt: ResourceType) -> None:
-        """Follow one type. A type no longer served is dropped; a watch that fails for
-        good (permission refused...) is reported and started again after a growing pause,
-        and its first list then removes what vanished meanwhile."""
+        """Follow one type, in every namespace it is watched in; a type no longer served
+        is dropped."""
+        reasons = await asyncio.gather(*(self._watch_in(rt, ns) for ns in self._namespaces(rt)))
+        await self._unwatch(rt.group_kind, reasons[0])
+
+    async def _watch_in(self, rt: ResourceType, namespace: str) -> str:
+        """Follow one type in one namespace ("" for all) until it is no longer served
+        (returns why). A watch that fails for good (permission refused...) is reported
+        and started again after a growing pause, and its first list then removes what
+        vanished meanwhile."""
         failures = 0
         while True:
             seen: set[str] | None = set() if failures else None
             try:
-                async with self.cluster.watch(rt.api_version, rt.kind) as events:
+                async with self.cluster.watch(
+                    rt.api_version, rt.kind, namespace=namespace
+                ) as events:
                     async for event in events:
                         if isinstance(event, Synced):
                             if seen is not None:
-                                self._forget_unseen(rt.group_kind, seen)
+                                self._forget_unseen(rt.group_kind, seen, namespace)
                                 seen = None
                             failures = 0
-                            self._listed(rt.group_kind)
+                            self._listed(rt.group_kind, namespace)
                             continue
                         if seen is not None:
                             seen.add(str(metadata(event.object).get("uid") or ""))
                         self._on_event(rt, event)
             except NotFound as e:
-                await self._unwatch(rt.group_kind, str(e))
-                return
+                return str(e)
             except ClusterError as e:
                 failures += 1
                 delay = min(MAX_RETRY_DELAY, self._settings.retry_delay * 2 ** (failures - 1))
                 self._log.warning(
                     "watch.failed",
                     kind=str(rt.group_kind),
+                    namespace=namespace or None,
                     error=str(e),
                     retry_in=delay,
                     hint=f"grant list and watch on {rt.qualified} to Sluice's credentials",
                 )
-                self._listed(rt.group_kind)
+                self._listed(rt.group_kind, namespace)
                 await asyncio.sleep(delay)
 
-    def _forget_unseen(self, group_kind: GroupKind, seen: set[str]) -> None:
+    def _forget_unseen(self, group_kind: GroupKind, seen: set[str], namespace: str) -> None:
         for entry in self._index.of_kind(group_kind):
-            if entry.uid not in seen:
+            if entry.uid not in seen and (not namespace or entry.key.namespace == namespace):
                 self._index.remove(entry.obj)
                 self._changed(entry, None)
 
-    def _listed(self, group_kind: GroupKind) -> None:
-        self._unlisted.discard(group_kind)
+    def _listed(self, group_kind: GroupKind, namespace: str) -> None:
+        self._unlisted.discard((group_kind, namespace))
         if not self._unlisted and not self.synced.is_set():
             self.synced.set()
             self._rediscover.set()
