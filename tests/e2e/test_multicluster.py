@@ -1,7 +1,9 @@
 """A second cluster registered by an Argo CD cluster Secret (applied with kubectl, as an
-operator would): apps addressed to it by name and by server sync there and nowhere else,
-its drift is seen by the watcher, deleting the Secret makes them report the unknown
-destination, and registering the cluster again brings them back."""
+operator would): apps addressed to it by name and by server sync there (hooks included)
+and nowhere else, its drift is seen by the watcher, deleting the Secret makes them report
+the unknown destination, registering the cluster again brings them back, and deleting an
+app deletes its resources there. A Secret's namespaces limit what is watched and
+deployed there."""
 
 import contextlib
 from collections.abc import Callable
@@ -9,16 +11,36 @@ from typing import Any
 
 import pytest
 
+from app.cluster import NotFound
 from app.localcluster import LocalCluster
 from tests.e2e.manifests import application, as_yaml, config_map, deployment, service
 from tests.e2e.pipeline import Pipeline, resource
 from tests.support.cluster_secrets import cluster_secret
 from tests.support.gitrepo import GitRepo
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
 Factory = Callable[..., contextlib.AbstractAsyncContextManager[LocalCluster]]
 TOKEN = "second-cluster-token-0123456789"
+
+
+def presync_job(name: str) -> dict[str, Any]:
+    """A PreSync hook: a Job the local cluster completes."""
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "annotations": {"argocd.argoproj.io/hook": "PreSync"}},
+        "spec": {
+            "backoffLimit": 0,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "main", "image": "busybox", "command": ["true"]}],
+                }
+            },
+        },
+    }
 
 
 def to_second(app: dict[str, Any], **destination: str) -> dict[str, Any]:
@@ -45,7 +67,7 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
 ) -> None:
     commit = git_repo.commit(
         {
-            "web/app.yaml": as_yaml(deployment("web"), service("web")),
+            "web/app.yaml": as_yaml(deployment("web"), service("web"), presync_job("migrate")),
             "web/config.yaml": as_yaml(config_map("web-config", colour="blue")),
             "billing/config.yaml": as_yaml(config_map("billing-config", tier="gold")),
         }
@@ -60,6 +82,7 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
         billing = application(
             "billing", git_repo.url, path="billing", namespace="billing", automated={}
         )
+        billing["metadata"]["finalizers"] = ["resources-finalizer.argocd.argoproj.io"]
         await pipeline.apply(to_second(web, name="second"), to_second(billing, server=second.url))
 
         status = await pipeline.wait_synced("web", commit)
@@ -68,7 +91,15 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
             ("Service", "web", "Synced"),
             ("ConfigMap", "web-config", "Synced"),
         }
+        hooks = [
+            (r["hookType"], r["kind"], r["name"], r["hookPhase"])
+            for r in status["operationState"]["syncResult"]["resources"]
+            if r.get("hookType")
+        ]
+        assert hooks == [("PreSync", "Job", "migrate", "Succeeded")]
         await pipeline.wait_synced("billing", commit)
+        assert names(second, "jobs.batch", "shop") == {"migrate"}
+        assert names(local_cluster, "jobs.batch", "shop") == set()
         assert names(second, "deployments.apps", "shop") == {"web"}
         assert "web-config" in names(second, "configmaps", "shop")
         assert "billing-config" in names(second, "configmaps", "billing")
@@ -111,6 +142,17 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
         )
         status = await pipeline.wait_synced("billing", commit)
         assert not reports_unknown(status, "is registered; use")
+
+        await pipeline.kubectl("-n", "sluice", "delete", "application", "billing", "--wait=false")
+
+        async def cascaded() -> bool:
+            try:
+                await pipeline.application("billing")
+            except NotFound:
+                return "billing-config" not in names(second, "configmaps", "billing")
+            return False
+
+        await eventually(cascaded, timeout=30, what="billing's resources deleted, then the app")
 
 
 STRAY = """\
