@@ -1,9 +1,9 @@
 """A second cluster registered by an Argo CD cluster Secret (applied with kubectl, as an
 operator would): apps addressed to it by name and by server sync there (hooks included)
-and nowhere else, its drift is seen by the watcher, deleting the Secret makes them report
-the unknown destination, registering the cluster again brings them back, and deleting an
-app deletes its resources there. A Secret's namespaces limit what is watched and
-deployed there."""
+and nowhere else, its drift is seen by the watcher (after a credential rotation),
+deleting the Secret makes them report the unknown destination, registering the cluster
+again brings them back, and deleting an app deletes its resources there. A Secret's
+namespaces limit what is watched and deployed there."""
 
 import contextlib
 from collections.abc import Callable
@@ -13,6 +13,7 @@ import pytest
 
 from app.cluster import NotFound
 from app.localcluster import LocalCluster
+from app.model.application import ApplicationDestination
 from tests.e2e.manifests import application, as_yaml, config_map, deployment, service
 from tests.e2e.pipeline import Pipeline, resource
 from tests.support.cluster_secrets import cluster_secret
@@ -107,6 +108,17 @@ async def test_apps_sync_to_a_cluster_registered_by_a_secret_and_lose_it_with_th
         assert names(local_cluster, "configmaps", "shop") == set()
         assert names(local_cluster, "configmaps", "billing") == set()
 
+        rotated = {"bearerToken": "rotated-token-0123456789"}
+        await pipeline.apply(
+            cluster_secret("second-cluster", name="second", server=second.url, config=rotated)
+        )
+
+        async def rotation_in_force() -> bool:
+            cluster = pipeline.rt.clusters.resolve(ApplicationDestination(name="second"))
+            token: str = cluster.config.configuration.api_key["BearerToken"]
+            return token.endswith("rotated-token-0123456789")
+
+        await eventually(rotation_in_force, what="the rotated token in force")
         await pipeline.kubectl(
             "--kubeconfig",
             str(second.kubeconfig_path),
