@@ -12,7 +12,16 @@ from aiohttp import web
 from redis.exceptions import RedisError
 
 from app import log
-from app.api.handlers import applications, diff, operations, projects, stream, system, views
+from app.api.handlers import (
+    applications,
+    diff,
+    operations,
+    projects,
+    stream,
+    sync_windows,
+    system,
+    views,
+)
 from app.api.metrics import Snapshot
 from app.api.middleware import MIDDLEWARES
 from app.api.openapi import document
@@ -38,6 +47,7 @@ def routes() -> list[Route]:
         *operations.ROUTES,
         *diff.ROUTES,
         *views.ROUTES,
+        *sync_windows.ROUTES,
         *projects.ROUTES,
         *stream.ROUTES,
         *system.ROUTES,

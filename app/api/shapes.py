@@ -234,6 +234,35 @@ class TreeResponse:
 
 
 @dataclass
+class ApplicationSyncWindow:
+    """A sync window selecting the app, as Argo CD's API shows it."""
+
+    kind: str = field(metadata={"doc": "allow or deny"})
+    schedule: str = field(metadata={"doc": "five-field cron expression (in its time zone)"})
+    duration: str = field(metadata={"doc": "how long it stays open, e.g. 1h"})
+    manual_sync: bool = field(metadata={"doc": "manual syncs may run while it blocks"})
+
+
+@dataclass
+class ApplicationSyncWindowsResponse:
+    """Argo CD's `ApplicationSyncWindowsResponse`, with the reason Sluice decided on."""
+
+    active_windows: list[ApplicationSyncWindow] = field(
+        metadata={"doc": "the assigned windows open now"}
+    )
+    assigned_windows: list[ApplicationSyncWindow] = field(
+        metadata={"doc": "every window of the project selecting the app, readable or not"}
+    )
+    can_sync: bool = field(metadata={"doc": "whether a manual sync may start now"})
+    message: str = field(
+        metadata={
+            "doc": "why (Sluice's addition): the window that blocks or allows, or what is "
+            "wrong with a window that cannot be read; empty without windows"
+        }
+    )
+
+
+@dataclass
 class EventEntry:
     """A stored event: its stream sequence and the CloudEvent."""
 

@@ -1,7 +1,7 @@
 """`sluice app …`: Argo CD's `argocd app` commands against the Sluice REST API.
 
 This module registers the command group and the commands that ask once and print
-(list, get, create, delete, refresh, diff, history, terminate); `follow.py` adds the
+(list, get, create, delete, refresh, diff, history, sync-windows, terminate); `follow.py` adds the
 ones that follow an operation or a condition (sync, rollback, wait).
 """
 
@@ -75,7 +75,31 @@ async def list_apps(args: argparse.Namespace) -> int:
     return OK
 
 
-def print_app(app: dict[str, Any]) -> None:
+def window_status(windows: dict[str, Any]) -> str:
+    """Argo CD's `SyncWindow:` verdict: Sync Allowed, Manual Allowed or Sync Denied."""
+    active, assigned = windows["activeWindows"], windows["assignedWindows"]
+    if not windows["canSync"]:
+        return "Sync Denied"
+    active_allows = sum(w["kind"] == "allow" for w in active)
+    inactive_allows = sum(w["kind"] == "allow" for w in assigned) > active_allows
+    if any(w["kind"] == "deny" for w in active) or (not active_allows and inactive_allows):
+        return "Manual Allowed"
+    return "Sync Allowed"
+
+
+def _window_lines(windows: dict[str, Any]) -> list[tuple[str, str]]:
+    status = window_status(windows)
+    lines = [("SyncWindow", status)]
+    if status != "Sync Allowed" and windows.get("message"):
+        lines.append(("Window Reason", windows["message"]))
+    if windows["assignedWindows"]:
+        shown = (f"{w['kind']}:{w['schedule']}:{w['duration']}" for w in windows["assignedWindows"])
+        lines.append(("Assigned Windows", ",".join(shown)))
+    return lines
+
+
+def print_app(app: dict[str, Any], windows: dict[str, Any]) -> None:
+    """`argocd app get`'s summary; `windows` is the app's `…/syncwindows` answer."""
     spec, status = app["spec"], app.get("status") or {}
     source, dest = _source(spec), spec.get("destination") or {}
     sync, health = _status(app)
@@ -89,6 +113,7 @@ def print_app(app: dict[str, Any]) -> None:
         ("Repo", source.get("repoURL", "")),
         ("Target", source.get("targetRevision") or "HEAD"),
         ("Path", source.get("path", "")),
+        *_window_lines(windows),
         (
             "Sync Policy",
             "Automated"
@@ -133,11 +158,49 @@ def print_app(app: dict[str, Any]) -> None:
 async def get_app(args: argparse.Namespace) -> int:
     async with Api.from_args(args) as api:
         app = await api.call("GET", app_path(args), query=app_query(args))
-    if args.output != "table":
-        dump(app, args.output)
-    else:
-        print_app(app)
+        if args.output != "table":
+            dump(app, args.output)
+            return OK
+        windows = await api.call("GET", app_path(args, "/syncwindows"), query=app_query(args))
+    print_app(app, windows)
     return OK
+
+
+def _active_flags(windows: dict[str, Any]) -> list[bool]:
+    """For each assigned window, whether it is among the active ones."""
+    open_now = [tuple(sorted(w.items())) for w in windows["activeWindows"]]
+    flags = []
+    for window in windows["assignedWindows"]:
+        key = tuple(sorted(window.items()))
+        flags.append(key in open_now)
+        if key in open_now:
+            open_now.remove(key)
+    return flags
+
+
+async def sync_windows_app(args: argparse.Namespace) -> int:
+    async with Api.from_args(args) as api:
+        windows = await api.call("GET", app_path(args, "/syncwindows"), query=app_query(args))
+    if args.output != "table":
+        dump(windows, args.output)
+    else:
+        table(
+            ("KIND", "SCHEDULE", "DURATION", "ACTIVE", "MANUALSYNC"),
+            [
+                (
+                    w["kind"],
+                    w["schedule"],
+                    w["duration"],
+                    "Yes" if active else "No",
+                    "Enabled" if w["manualSync"] else "Disabled",
+                )
+                for w, active in zip(
+                    windows["assignedWindows"], _active_flags(windows), strict=True
+                )
+            ],
+        )
+        say(f"{window_status(windows)}" + (f": {windows['message']}" if windows["message"] else ""))
+    return OK if windows["canSync"] else NO
 
 
 def _read_manifest(path: str) -> Any:
@@ -301,6 +364,12 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         commands, "diff", "show what a sync would change (exit 1 if anything)", common
     ).set_defaults(run=runner(diff_app))
     _named(commands, "history", "deployment history", common).set_defaults(run=runner(history_app))
+    _named(
+        commands,
+        "sync-windows",
+        "the project's sync windows for the application (exit 1 if it may not sync now)",
+        common,
+    ).set_defaults(run=runner(sync_windows_app))
     _named(commands, "terminate", "terminate the running operation", plain).set_defaults(
         run=runner(terminate_app)
     )
