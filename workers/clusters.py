@@ -8,6 +8,9 @@ server URL and, if it has one, its name. A name or server already registered by 
 Secret is a conflict: the later Secret is refused. An unknown destination is an error
 that names it, says how to register it, and names a refused Secret that claims it.
 
+`server_of` tells the server URL a destination resolves to, which is what the cluster
+globs of `resource.exclusions`/`inclusions` match (also for an app addressed by name).
+
 A Secret's `namespaces` limit what Sluice manages in its cluster (`scope_of`): the
 watcher lists and watches only those namespaces (and cluster-scoped kinds only with
 `clusterResources`), and a destination namespace outside them does not resolve: the app
@@ -183,6 +186,18 @@ class ClusterRegistry:
                 f"{destination.namespace!r} to the Secret's namespaces"
             )
         return entry.cluster
+
+    def server_of(self, destination: ApplicationDestination) -> str:
+        """The server URL of the cluster a destination names (a name resolved through its
+        Secret; the in-cluster server for the control plane), which the cluster globs of
+        `resource.exclusions`/`inclusions` match, as Argo CD matches the cluster's server.
+        A destination naming no registered cluster keeps its own `server` (empty for a
+        name, which only `*` matches); such an app has nothing to compare or sync anyway."""
+        try:
+            entry = self._find(destination)
+        except UnknownDestination:
+            return destination.server
+        return IN_CLUSTER_SERVER if entry is None else entry.record.server
 
     def _find(self, destination: ApplicationDestination) -> Registered | None:
         """The registered cluster a destination names; None for the control plane."""

@@ -342,7 +342,8 @@ class CompareWorker:
         except ClusterError as e:
             problem = f"cannot read the resource kinds of the destination cluster: {e}"
             return _Verdict(self._unknown(app, live, problem), revisions)
-        memo_key = fingerprint(app, revisions, live, project, settings)
+        server = rt.clusters.server_of(app.spec.destination)
+        memo_key = fingerprint(app, revisions, live, project, settings, server=server)
         hard = run.message.level >= RefreshLevel.FORCE
         reused = None if hard else self._memo.get(run.ref, memo_key)
         if reused is not None:
@@ -354,7 +355,7 @@ class CompareWorker:
             return await self._not_cached(run, targets, revisions, live)
         instance = rt.instance_name(app)
         summary = summarize(
-            compare(app, targets.objects, live, project, settings, instance=instance)
+            compare(app, targets.objects, live, project, settings, instance=instance, server=server)
         )
         types = tuple(targets.source_types)
         hooks = deletion_hooks_of(targets.objects)
@@ -382,7 +383,10 @@ class CompareWorker:
     def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
         instance = self._rt.instance_name(app)
         settings = self._rt.system.compare
-        return summarize(unknown_comparison(app, live, problem, settings, instance=instance))
+        server = self._rt.clusters.server_of(app.spec.destination)
+        return summarize(
+            unknown_comparison(app, live, problem, settings, instance=instance, server=server)
+        )
 
     async def _conclude(self, run: _Run, verdict: _Verdict) -> None:
         """Decide auto-sync, write the status forward, and act only if it landed."""

@@ -12,11 +12,12 @@ server gives every change a new resourceVersion; an object without one is never
 fingerprinted, so it is always compared); the targets by the revisions they were
 rendered at (a render is a function of the source spec, already in the app's part, and
 the commit: that is what the manifest cache relies on too); the app (name, annotations,
-spec) and the project by their `repr` (a dataclass repr shows every field, at a fifth of
-the cost of encoding it); and the settings object itself (rebuilt when the destination's
-discovery changes). A hard refresh (`force`) does not reuse a comparison, as it reads
-no cache; it leaves its own for the next one. Entries are kept for the most recently
-compared `capacity` apps; a replica that has not compared an app lately computes it.
+spec, and the server its destination resolves to) and the project by their `repr` (a
+dataclass repr shows every field, at a fifth of the cost of encoding it); and the
+settings object itself (rebuilt when the destination's discovery changes). A hard
+refresh (`force`) does not reuse a comparison, as it reads no cache; it leaves its own
+for the next one. Entries are kept for the most recently compared `capacity` apps; a
+replica that has not compared an app lately computes it.
 """
 
 import hashlib
@@ -63,8 +64,12 @@ def fingerprint(
     live: Sequence[KubeObject],
     project: AppProject,
     settings: CompareSettings,
+    *,
+    server: str = "",
 ) -> Fingerprint | None:
-    """What the comparison of these inputs depends on; None if it cannot be told cheaply."""
+    """What the comparison of these inputs depends on; None if it cannot be told cheaply.
+
+    `server` is the destination's resolved server URL (exclusions match it)."""
     versions = []
     for obj in live:
         meta = metadata(obj)
@@ -75,7 +80,7 @@ def fingerprint(
     versions.sort()
     digest = hashlib.sha256()
     for part in (
-        repr((app.name, app.metadata.annotations, app.spec)),
+        repr((app.name, app.metadata.annotations, app.spec, server)),
         repr(list(revisions)),
         repr(project),
         repr(versions),

@@ -238,6 +238,8 @@ class _Context:
     predictions: Mapping[ResourceKey, KubeObject]
     instance: str
     """The name the app goes by on its objects (app.engine.instance_names)."""
+    server: str
+    """The destination cluster's server URL, which exclusion cluster globs match."""
     conditions: list[ApplicationCondition] = field(default_factory=list)
 
 
@@ -248,7 +250,7 @@ def _prepare_targets(targets: Sequence[KubeObject], ctx: _Context) -> dict[Resou
     for target in targets:
         placed = place_target(target, dest.namespace, ctx.settings.scopes)
         key = ResourceKey.of(placed)
-        if ctx.settings.excluded(key.group, key.kind, dest.server):
+        if ctx.settings.excluded(key.group, key.kind, ctx.server):
             ctx.conditions.append(
                 _condition(
                     CONDITION_EXCLUDED_RESOURCE_WARNING,
@@ -387,6 +389,7 @@ def compare(
     assess_health: Callable[[KubeObject], HealthStatus | None] | None = None,
     server_side_predictions: Mapping[ResourceKey, KubeObject] | None = None,
     instance: str = "",
+    server: str = "",
 ) -> ComparisonResult:
     """Compare `app`'s targets with its live objects (see the module docstring).
 
@@ -394,17 +397,23 @@ def compare(
     set is selected here. `server_side_predictions` holds server dry-run apply results by
     key, for apps diffed server-side. `instance` is the name the app goes by on its objects
     (`<namespace>_<name>` outside the control-plane namespace); empty means `app.name`.
-    `assess_health` defaults to `settings.assess`.
+    `server` is the destination cluster's server URL, which the cluster globs of
+    `resource.exclusions`/`inclusions` match: the caller resolves `destination.name` to it
+    (empty means `spec.destination.server`). `assess_health` defaults to `settings.assess`.
     """
-    live_list = managed_kinds(
-        live, settings.exclusions, settings.inclusions, app.spec.destination.server
-    )
+    server = server or app.spec.destination.server
+    live_list = managed_kinds(live, settings.exclusions, settings.inclusions, server)
     instance = instance or app.name
     try:
         rules = compile_ignore_rules(app.spec.ignore_differences, settings.ignore_differences)
     except SpecError as e:
         return unknown_comparison(
-            app, live_list, f"invalid ignoreDifferences: {e}", settings, instance=instance
+            app,
+            live_list,
+            f"invalid ignoreDifferences: {e}",
+            settings,
+            instance=instance,
+            server=server,
         )
     app_options = OptionScopes(parse_app_options(app.spec.sync_options))
     ctx = _Context(
@@ -419,6 +428,7 @@ def compare(
         assess_health=assess_health or settings.assess,
         predictions=server_side_predictions or {},
         instance=instance,
+        server=server,
     )
     prepared = _prepare_targets(targets, ctx)
     managed = select_managed(live_list, prepared, app=instance, method=settings.tracking)
@@ -457,10 +467,13 @@ def unknown_comparison(
     settings: CompareSettings,
     *,
     instance: str = "",
+    server: str = "",
 ) -> ComparisonResult:
-    """Every managed resource and the app Unknown, e.g. when rendering failed."""
+    """Every managed resource and the app Unknown, e.g. when rendering failed.
+
+    `server` is as in `compare`."""
     kept = managed_kinds(
-        live, settings.exclusions, settings.inclusions, app.spec.destination.server
+        live, settings.exclusions, settings.inclusions, server or app.spec.destination.server
     )
     managed = select_managed(kept, (), app=instance or app.name, method=settings.tracking)
     resources = tuple(

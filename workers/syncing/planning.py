@@ -10,7 +10,8 @@ What the plan is made of, and where it comes from:
   re-resolve it; a rollback renders the source(s) its history entry recorded;
 - the targets placed and tracked as the compare engine prepares them, under the app's
   instance name (`app.engine.instance_names`), without kinds the system settings
-  exclude;
+  exclude on the destination's server (`destination.name` resolved through its cluster
+  Secret);
 - the managed live set from the live cache, which must be WARM: a COLD cache is never
   planned from (nothing may be pruned on the strength of a partial picture), the step is
   retried a moment later instead; objects of excluded kinds are not the app's;
@@ -98,6 +99,7 @@ def _lazy_modified(
     settings: CompareSettings,
     *,
     instance: str,
+    server: str,
 ) -> Callable[[ResourceKey], bool | None]:
     """The compare engine's Modified verdict per key, computed on the first question only."""
     verdicts: dict[ResourceKey, bool] | None = None
@@ -105,7 +107,9 @@ def _lazy_modified(
     def modified(key: ResourceKey) -> bool | None:
         nonlocal verdicts
         if verdicts is None:
-            result = compare(app, manifests, list(live), project, settings, instance=instance)
+            result = compare(
+                app, manifests, list(live), project, settings, instance=instance, server=server
+            )
             verdicts = {r.key: r.modified for r in result.resources}
         return verdicts.get(key)
 
@@ -186,7 +190,7 @@ class Planner:
         name = instance_name(app.namespace, app.name, control_namespace=control)
         scopes = self._scopes_of(cluster, index)
         destination = app.spec.destination.namespace
-        server = app.spec.destination.server
+        server = rt.clusters.server_of(app.spec.destination)
         manifests = got.manifests
         compare_settings = replace(rt.system.compare, scopes=scopes)
         targets = prepare_targets(
@@ -240,6 +244,7 @@ class Planner:
                         project,
                         compare_settings,
                         instance=name,
+                        server=server,
                     ),
                     namespace_live=namespace_live,
                     project=_project_check(project, app),

@@ -84,7 +84,13 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
         rt.system.compare, scopes={(t.group, t.kind): t.namespaced for t in index.resources}
     )
     result = compare(
-        app, targets, live.objects.values(), project, settings, instance=rt.instance_name(app)
+        app,
+        targets,
+        live.objects.values(),
+        project,
+        settings,
+        instance=rt.instance_name(app),
+        server=rt.clusters.server_of(app.spec.destination),
     )
     items = [
         ResourceDiff(

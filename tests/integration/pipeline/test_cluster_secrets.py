@@ -1,6 +1,6 @@
 """Every Runtime follows the Argo CD cluster Secrets of its control namespace: a Secret
 registers a cluster, an edit rotates its credentials, a bad edit or a deletion unregisters
-it, and destinations resolve accordingly."""
+it, and destinations resolve accordingly (also to the server URL exclusions match)."""
 
 import contextlib
 from collections.abc import Callable
@@ -75,6 +75,7 @@ async def test_a_secret_registers_rotates_and_unregisters_a_cluster(
         assert token_of(cluster) == f"Bearer {TOKEN}"
         by_server = resolved(rt, ApplicationDestination(server=second.url + "/"))
         assert by_server is cluster
+        assert rt.clusters.server_of(SECOND) == second.url
         await cluster.apply(marker)
         assert await marker_in(cluster) == "second"
         with pytest.raises(NotFound):
@@ -121,6 +122,9 @@ async def test_a_secret_registers_rotates_and_unregisters_a_cluster(
         await eventually(unregistered, what="the deleted Secret's cluster unregistered")
         with pytest.raises(UnknownDestination, match="no cluster named 'second'"):
             rt.clusters.resolve(SECOND)
+        assert rt.clusters.server_of(SECOND) == ""
+        in_cluster = ApplicationDestination(name="in-cluster")
+        assert rt.clusters.server_of(in_cluster) == "https://kubernetes.default.svc"
 
 
 async def test_a_runtime_opens_with_the_clusters_already_registered(

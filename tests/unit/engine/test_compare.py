@@ -393,6 +393,30 @@ def test_a_live_object_of_an_excluded_kind_is_not_the_apps_and_never_pruned(
     assert result.sync_status is (OUT if "old" in managed else SYNCED)
 
 
+SECOND = "https://second.example"
+
+
+@pytest.mark.parametrize(
+    ("server", "managed"),
+    [
+        pytest.param(SECOND, [], id="resolved-server-matches-the-cluster-glob"),
+        pytest.param("", ["old", "web"], id="unresolved-name-matches-only-star"),
+    ],
+)
+def test_an_app_addressed_by_name_is_excluded_by_its_resolved_server(
+    server: str, managed: list[str]
+) -> None:
+    exclusion = ResourceExclusion(kinds=("ConfigMap", "Deployment"), clusters=(SECOND,))
+    settings = CompareSettings(exclusions=(exclusion,))
+    by_name = application(destination={"name": "second", "namespace": "prod"})
+    live = [as_live(WEB), tracked(config_map("old"))]
+    result = compare(by_name, [WEB], live, AppProject.default(), settings, server=server)
+    assert sorted(r.key.name for r in result.resources) == managed
+    assert [c.type for c in result.conditions] == (["ExcludedResourceWarning"] if server else [])
+    unknown = unknown_comparison(by_name, live, "render failed", settings, server=server)
+    assert sorted(r.key.name for r in unknown.resources) == managed
+
+
 def test_a_target_of_a_kind_not_included_is_dropped_with_a_warning() -> None:
     settings = CompareSettings(inclusions=(ResourceExclusion(kinds=("ConfigMap",)),))
     result = run([WEB], [], settings=settings)

@@ -211,6 +211,8 @@ class Shop:
     name: str = "shop"
     policy: dict[str, Any] = field(default_factory=dict)
     server: str = "https://kubernetes.default.svc"
+    destination_name: str = ""
+    """`spec.destination.name`; when set, the app is addressed by it instead of `server`."""
     ignore_differences: list[dict[str, Any]] = field(default_factory=list)
     """The Application's `spec.ignoreDifferences`."""
 
@@ -231,7 +233,14 @@ class Shop:
                         "path": "deploy",
                         "targetRevision": "main",
                     },
-                    "destination": {"server": self.server, "namespace": DESTINATION},
+                    "destination": {
+                        **(
+                            {"name": self.destination_name}
+                            if self.destination_name
+                            else {"server": self.server}
+                        ),
+                        "namespace": DESTINATION,
+                    },
                     "syncPolicy": self.policy,
                     "ignoreDifferences": self.ignore_differences,
                 },

@@ -4,7 +4,8 @@
   autoscaler manages) keeps its live value through a sync; without the option the sync
   resets it to git's.
 - System settings (argocd-cm): a kind `resource.exclusions` names is neither applied nor
-  pruned; a configured Lua health check decides whether a wave succeeded.
+  pruned (its cluster globs match the server an app addressed by name resolves to); a
+  configured Lua health check decides whether a wave succeeded.
 - Validate=false (app or resource): an unknown field no longer fails the dry run (the
   server drops it); by default the server refuses it, as kubectl's validation does.
 """
@@ -79,10 +80,22 @@ async def put_settings(shop: Shop, data: dict[str, str]) -> None:
     await eventually(in_force, timeout=10, what="argocd-cm in force")
 
 
+@pytest.mark.parametrize(
+    ("destination_name", "exclusions"),
+    [
+        pytest.param("", "- kinds: [Secret]", id="any-cluster"),
+        pytest.param(
+            "in-cluster",
+            "- kinds: [Secret]\n  clusters: [https://kubernetes.default.*]",
+            id="app-by-name-matched-by-its-server",
+        ),
+    ],
+)
 async def test_a_kind_the_settings_exclude_is_neither_applied_nor_pruned(
-    shop: Shop, sync_workers: None
+    shop: Shop, sync_workers: None, destination_name: str, exclusions: str
 ) -> None:
-    await put_settings(shop, {"resource.exclusions": "- kinds: [Secret]"})
+    shop.destination_name = destination_name
+    await put_settings(shop, {"resource.exclusions": exclusions})
     old_secret = set_tracking(
         {
             "apiVersion": "v1",
