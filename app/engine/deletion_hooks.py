@@ -8,7 +8,9 @@ while the app is being deleted. Deleting the app then goes through stages, one a
 time, each ending when its finalizer comes off (`deletion_stage`):
 
 1. PreDelete: the manifests' PreDelete hooks are created (placed and tracked like every
-   target) and waited for. A failed one blocks the deletion, named with its message,
+   target) and waited for; a hook of a kind the settings exclude (`resource.exclusions`,
+   `resource.inclusions`) is not created, as a sync never applies one, and the step says
+   so. A failed one blocks the deletion, named with its message,
    and is looked at again until it succeeds (delete it and it is created again); when
    every one succeeded, the pre-delete finalizer comes off.
 2. PreDelete cleanup: the live PreDelete hooks whose delete policy matches the outcome
@@ -123,6 +125,8 @@ class HookStep:
     """Why the stage is not over, one sentence per hook still running or going."""
     failed: tuple[str, ...] = ()
     """PreDelete hooks that failed, with their message: the deletion is blocked."""
+    excluded: tuple[str, ...] = ()
+    """Hooks of this stage not created because the settings exclude their kind."""
     finalizers: tuple[str, ...] | None = None
     """The app's finalizers without this stage's once it is over; None until then."""
 
@@ -160,11 +164,15 @@ def hook_step(
     targets: Iterable[KubeObject],
     live: Iterable[KubeObject],
     health: HealthCustomizations | None = None,
+    *,
+    excluded: Iterable[KubeObject] = (),
 ) -> HookStep:
     """The next step of hook `stage` (not RESOURCES) for an app carrying `finalizers`.
 
     `targets` are the app's manifests, placed and tracked (only the running stages read
-    them); `live` are the objects the app tracks; `health` the Lua checks in force.
+    them); `live` are the objects the app tracks; `health` the Lua checks in force;
+    `excluded` the manifests the settings exclude (`app.engine.sync.targets.split_targets`),
+    whose hooks are reported, never created.
     """
     hook_type = _HOOK_TYPE[stage]
     mine = [obj for obj in live if hook_type in hook_types(obj)]
@@ -188,12 +196,20 @@ def hook_step(
             waiting.append(f"{hook_type.value} hook {key} is running: {status.message}".strip())
         elif status.phase is OperationPhase.FAILED and hook_type is HookType.PRE_DELETE:
             failed.append(f"PreDelete hook {key} failed: {status.message}")
+    left_out = sorted(
+        ResourceKey.of(_named(obj, hook_type)) for obj in excluded if hook_type in hook_types(obj)
+    )
     over = not create and not waiting and not failed
     return HookStep(
         stage,
         create=tuple(create),
         waiting=tuple(waiting),
         failed=tuple(failed),
+        excluded=tuple(
+            f"{hook_type.value} hook {key} is not created: its kind is excluded in the "
+            "settings (resource.exclusions/resource.inclusions)"
+            for key in left_out
+        ),
         finalizers=_without(finalizers, FINALIZERS[hook_type]) if over else None,
     )
 

@@ -14,6 +14,9 @@ the next stage.
 - Hooks: `app.engine.deletion_hooks` says which hooks of the app's manifests (rendered at
   the spec's target revisions, as Argo CD does; placed and tracked like sync targets) to
   create, which to wait for and which to clean up by their delete policy.
+- Exclusions: as in compare and sync, objects of a kind `resource.exclusions`/`inclusions`
+  exclude on the destination's server (`ClusterRegistry.server_of`) are not the app's:
+  no stage deletes them, and an excluded hook is not created (the step's log says which).
 
 A step runs again whenever one of the app's objects changes (`nudge`, called by the
 cluster watch), so deletions and hooks are followed by the watch, not by polling. A step
@@ -38,8 +41,9 @@ from app.engine.deletion_hooks import (
     deletion_stage,
     hook_step,
 )
+from app.engine.exclusions import managed_kinds
 from app.engine.sync.options import Propagation as DeletePropagation
-from app.engine.sync.targets import prepare_targets
+from app.engine.sync.targets import SplitTargets, split_targets
 from app.model.application import Application
 from app.model.resource import KubeObject, ResourceKey, metadata
 from workers.manifests import ManifestsError, manifests_for
@@ -75,6 +79,7 @@ def _log_hook_step(ref: AppRef, step: HookStep, removed: bool) -> None:
         created=[str(ResourceKey.of(o)) for o in step.create],
         deleted=[str(ResourceKey.of(o)) for o in step.delete],
         waiting=list(step.waiting),
+        excluded=list(step.excluded),
         finalizer_removed=removed,
     )
 
@@ -149,12 +154,18 @@ class Deleter:
         if not watch.synced.is_set():
             logger.info("deletion.waiting", app=str(ref), reason="the cluster is being listed")
             return
-        tracked = watch.tracked(ref) or []
+        compare = self._rt.system.compare
+        server = self._rt.clusters.server_of(deleting.app.spec.destination)
+        tracked = managed_kinds(
+            watch.tracked(ref) or [], compare.exclusions, compare.inclusions, server
+        )
         try:
             if stage is DeletionStage.RESOURCES:
                 finalizers = await self._cascade(ref, deleting, watch.cluster, tracked)
             else:
-                finalizers = await self._hooks(ref, deleting, watch.cluster, stage, tracked)
+                finalizers = await self._hooks(
+                    ref, deleting, watch.cluster, stage, tracked, server=server
+                )
         except ClusterError as e:
             await self._failed(ref, deleting, f"could not delete {e.target}: {e.problem}")
             return
@@ -194,11 +205,22 @@ class Deleter:
         cluster: Cluster,
         stage: DeletionStage,
         tracked: list[KubeObject],
+        *,
+        server: str,
     ) -> tuple[str, ...] | None:
         """A hook stage; the finalizers left once it is over and they are written."""
         app = deleting.app
-        targets = await self._targets(app) if stage in RUNNING_STAGES else []
-        step = hook_step(stage, app.metadata.finalizers, targets, tracked, self._rt.system.health)
+        split = (
+            await self._targets(app, server) if stage in RUNNING_STAGES else SplitTargets([], [])
+        )
+        step = hook_step(
+            stage,
+            app.metadata.finalizers,
+            split.targets,
+            tracked,
+            self._rt.system.health,
+            excluded=split.excluded,
+        )
         await asyncio.gather(*(self._create(cluster, obj) for obj in step.create))
         await asyncio.gather(
             *(self._delete(cluster, obj, Propagation.BACKGROUND) for obj in step.delete)
@@ -209,16 +231,19 @@ class Deleter:
         _log_hook_step(ref, step, removed)
         return step.finalizers if removed else None
 
-    async def _targets(self, app: Application) -> list[KubeObject]:
-        """The app's manifests at its target revisions, placed and tracked as a sync would."""
+    async def _targets(self, app: Application, server: str) -> SplitTargets:
+        """The app's manifests at its target revisions, placed and tracked as a sync would,
+        apart from those of a kind the settings exclude on `server`."""
         rt = self._rt
         got = await manifests_for(rt, app)
-        return prepare_targets(
+        settings = rt.system.compare
+        return split_targets(
             got.manifests,
             app=rt.instance_name(app),
             namespace=app.spec.destination.namespace,
             tracking=rt.settings.tracking_method,
             scopes={},
+            excluded=lambda group, kind: settings.excluded(group, kind, server),
         )
 
     async def _finish(self, deleting: _Deleting, finalizers: tuple[str, ...] | None) -> bool:

@@ -134,6 +134,20 @@ def test_no_pre_delete_hooks_left_in_git_takes_the_finalizer_off() -> None:
     assert step.done and step.finalizers == (PRE_CLEANUP,)
 
 
+def test_an_excluded_hook_is_not_created_and_the_step_says_so() -> None:
+    kept = hook("pre", "PreDelete")
+    excluded = [hook("gate", "PreDelete", kind="Pod"), hook("post", "PostDelete", kind="Pod")]
+    step = hook_step(DeletionStage.PRE_DELETE, ALL, [kept], [], excluded=excluded)
+    assert names(step.create) == ["pre"]
+    assert step.excluded == (
+        "PreDelete hook /Pod:d/gate is not created: its kind is excluded in the settings "
+        "(resource.exclusions/resource.inclusions)",
+    )
+    done = with_status(kept, "Complete")
+    step = hook_step(DeletionStage.PRE_DELETE, ALL, [kept], [done], excluded=excluded)
+    assert step.done and step.finalizers == tuple(ALL[1:])
+
+
 def test_a_generate_name_hook_gets_a_stable_name() -> None:
     target = hook("", "PostDelete", generateName="notify-")
     del target["metadata"]["name"]

@@ -1,7 +1,9 @@
 """Deletion hooks among the real workers: the comparison gives an app whose manifests hold
 PreDelete/PostDelete hooks their finalizers; deleting it runs the PreDelete Job before any
 resource goes, the PostDelete Job after they are gone (then cleans it up by its policy),
-and a failing PreDelete Job leaves the app and its resources in place, saying why."""
+and a failing PreDelete Job leaves the app and its resources in place, saying why; a hook
+of a kind `resource.exclusions` excludes is never created, and an object of such a kind
+is not deleted with the app."""
 
 import asyncio
 from collections.abc import AsyncIterator
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.cluster import NotFound
+from app.engine.tracking import TrackingMethod, set_tracking
 from app.localcluster.levers import DELAY, FAIL
 from app.model.annotations import (
     HOOK,
@@ -191,3 +194,50 @@ async def test_a_failing_pre_delete_hook_keeps_the_app_and_its_resources(
     assert obj is not None and obj["metadata"].get("deletionTimestamp")
     assert PRE_DELETE_FINALIZER in obj["metadata"]["finalizers"]
     assert await live(runtime, "ConfigMap", "cfg") is not None
+
+
+async def test_a_pre_delete_hook_of_an_excluded_kind_is_not_created(
+    runtime: Runtime, git_repo: GitRepo, pipeline: None
+) -> None:
+    await deploy(
+        runtime,
+        git_repo,
+        CONFIG_MAP,
+        job("pre", "PreDelete", **{FAIL: "true"}),
+        finalizers=PRE_DELETE_FINALIZERS,
+    )
+    written = await runtime.control_plane.create(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm", "namespace": NAMESPACE},
+            "data": {"resource.exclusions": "- kinds: [Job, Secret]"},
+        }
+    )
+
+    async def in_force() -> bool:
+        return runtime.system.version == written["metadata"]["resourceVersion"]
+
+    await eventually(in_force, timeout=10, what="argocd-cm in force")
+    await runtime.control_plane.create(
+        set_tracking(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": "kept", "namespace": DESTINATION},
+            },
+            app="web",
+            method=TrackingMethod.ANNOTATION,
+            default_namespace=DESTINATION,
+        )
+    )
+
+    await runtime.control_plane.delete(*APPLICATION, "web", NAMESPACE)
+
+    async def app_gone() -> bool:
+        return await app_object(runtime) is None
+
+    await eventually(app_gone, timeout=15, what="the Application to go (its hook excluded)")
+    assert await live(runtime, "Job", "pre") is None, "an excluded PreDelete hook was created"
+    assert await live(runtime, "ConfigMap", "cfg") is None
+    assert await live(runtime, "Secret", "kept") is not None, "cascade deleted an excluded kind"

@@ -3,7 +3,7 @@
 import pytest
 
 from app.engine.compare import CompareSettings, compare
-from app.engine.sync.targets import prepare_targets
+from app.engine.sync.targets import prepare_targets, split_targets
 from app.engine.tracking import TrackingMethod
 from app.model.project import AppProject
 from app.model.resource import KubeObject, ResourceKey
@@ -65,3 +65,18 @@ def test_a_repeated_key_keeps_its_last_occurrence() -> None:
         ("a", "2"),
     ]
     assert prepared[1]["metadata"]["labels"] == {"app.kubernetes.io/instance": "shop"}
+
+
+def test_manifests_of_an_excluded_kind_are_split_off_placed_but_not_tracked() -> None:
+    split = split_targets(
+        [obj("ConfigMap", "a"), obj("Secret", "s"), obj("ConfigMap", "b")],
+        app="shop",
+        namespace="shop",
+        tracking=TrackingMethod.ANNOTATION,
+        scopes=SCOPES,
+        excluded=lambda group, kind: (group, kind) == ("", "Secret"),
+    )
+    assert [o["metadata"]["name"] for o in split.targets] == ["a", "b"]
+    (secret,) = split.excluded
+    assert ResourceKey.of(secret) == ResourceKey("", "Secret", "shop", "s")
+    assert "argocd.argoproj.io/tracking-id" not in secret["metadata"].get("annotations", {})
