@@ -6,11 +6,12 @@ was never rendered. Which revision each source is rendered at, and which sources
 nothing (a multi-source app's reference-only `ref` source), is the engine's
 `source_plan`. Then, for every source in order:
 
-1. Type. A source that declares a type Sluice cannot render yet (Helm, Kustomize, a
-   plugin) is refused before anything touches Git, naming the field. Renderers are one
-   table by source type (`RENDERERS`), so a new one is one entry. A source that declares
-   nothing is a directory; the directory renderer still refuses, by name, a directory
-   that turns out to hold a Chart.yaml or a kustomization.yaml.
+1. Type. A source that declares a type Sluice cannot render yet (Helm, a plugin) is
+   refused before anything touches Git, naming the field. Renderers are one table by
+   source type (`RENDERERS`: plain directories and Kustomize), so a new one is one entry.
+   A source that declares nothing is typed by the files at source.path once the commit is
+   known (a kustomization.yaml makes it Kustomize, a Chart.yaml Helm, which is refused by
+   name), as Argo CD discovers it.
 2. Revision. The revision asked for (an operation's, else the source's targetRevision)
    becomes a commit: a full SHA already is one; anything else is matched against the
    repository's listing, from the refs cache unless `force`, else from a fresh ls-remote
@@ -44,6 +45,7 @@ from app.model.application import Application, ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import RenderError, RepoError
+from app.repo.kustomize import build_kustomize
 from app.repo.refs import RefListing
 from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
@@ -134,6 +136,26 @@ async def _render_directory(
     return RenderedManifests(manifests, SourceType.DIRECTORY.value, extra)
 
 
+async def _render_kustomize(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    build = await build_kustomize(rt.repos, source, commit, field=field)
+    if build.ignored:
+        logger.info(
+            "render.kustomize_overrides_ignored",
+            field=field,
+            commit=commit,
+            ignored=list(build.ignored),
+            reason="these fields only reach Helm inflation, which Sluice never enables, "
+            "or are unknown to this version",
+        )
+    try:
+        manifests = load_manifests([(f"{build.kustomization} (kustomize build)", build.output)])
+    except SpecError as e:
+        raise RenderError(f"{field}.path: {e} (at {commit[:12]})") from None
+    return RenderedManifests(manifests, SourceType.KUSTOMIZE.value, {"tool": build.tool})
+
+
 async def _render_reference(
     _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str
 ) -> RenderedManifests:
@@ -141,7 +163,10 @@ async def _render_reference(
     return RenderedManifests([], "", {"reference": True})
 
 
-RENDERERS: Mapping[SourceType, Renderer] = {SourceType.DIRECTORY: _render_directory}
+RENDERERS: Mapping[SourceType, Renderer] = {
+    SourceType.DIRECTORY: _render_directory,
+    SourceType.KUSTOMIZE: _render_kustomize,
+}
 """How each source type is rendered; a type missing here is refused by name."""
 
 _BLOCKS = {
@@ -151,16 +176,36 @@ _BLOCKS = {
 }
 
 
+_UNSUPPORTED = (
+    "Sluice renders plain directories of YAML/JSON and Kustomize for now: commit the "
+    "rendered manifests to a directory and point the source at it"
+)
+
+
 def _renderer(source: ApplicationSource, field: str) -> Renderer:
-    declared = explicit_type(source, field=field) or SourceType.DIRECTORY
+    declared = explicit_type(source, field=field)
+    if declared is None:
+        return _render_discovered
     renderer = RENDERERS.get(declared)
     if renderer is None:
         raise RenderError(
             f"{field}: a {declared.value} source (its {_BLOCKS.get(declared, '')} field is "
-            "set); Sluice renders plain directories of YAML/JSON for now: commit the rendered "
-            "manifests to a directory and point the source at it"
+            f"set); {_UNSUPPORTED}"
         )
     return renderer
+
+
+async def _render_discovered(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    """A source that declares no type, rendered as its files at `commit` say it is."""
+    discovered = await rt.repos.source_type_at(source, commit, field=field)
+    renderer = RENDERERS.get(discovered)
+    if renderer is None:
+        raise RenderError(
+            f"{field}: {source.path or '/'!r} is a {discovered.value} source; {_UNSUPPORTED}"
+        )
+    return await renderer(rt, source, commit, field)
 
 
 async def _resolve(

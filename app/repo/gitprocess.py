@@ -16,9 +16,7 @@ import contextlib
 import os
 import shlex
 import shutil
-import signal
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,15 +24,12 @@ from pathlib import Path
 from app import log
 from app.repo.credentials import CredentialStore
 from app.repo.errors import GitError, GitTimeout, LimitExceeded
+from app.repo.process import run_process
 from app.repo.redact import redact
 from app.repo.settings import RepoSettings
 from app.repo.urls import RepoURL, Transport
 
 logger = log.get("repo.git")
-
-_STDERR_CAP = 64 * 1024
-_READ_CHUNK = 256 * 1024
-_WATCH_INTERVAL = 0.1
 
 _BASE_CONFIG: tuple[tuple[str, str], ...] = (
     ("protocol.version", "2"),
@@ -190,33 +185,29 @@ class GitRunner:
                 env[f"GIT_CONFIG_KEY_{i}"] = key
                 env[f"GIT_CONFIG_VALUE_{i}"] = value
             command = ["git", *(["--git-dir", str(git_dir)] if git_dir else []), *args]
-            started = time.monotonic()
-            proc = await asyncio.create_subprocess_exec(
-                *command,
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=self._home,
-                start_new_session=True,
-            )
             try:
-                async with asyncio.timeout(deadline):
-                    stdout, stderr, violation = await _communicate(proc, stdin, max_output, watch)
-                    code = await proc.wait()
+                finished = await run_process(
+                    command,
+                    env=env,
+                    cwd=self._home,
+                    deadline=deadline,
+                    max_output=max_output,
+                    stdin=stdin,
+                    watch=watch,
+                )
             except TimeoutError:
                 raise GitTimeout(
                     f"{what} did not finish within {deadline:g} s and was stopped; the server "
                     "may be unreachable or the repository too large"
                 ) from None
-            finally:
-                await _reap(proc)
-        elapsed = time.monotonic() - started
-        logger.debug("git", command=args[0] if args else "", what=what, code=code, seconds=elapsed)
-        if violation is not None:
-            raise LimitExceeded(f"{what} was stopped: {violation}")
+        code = finished.code
+        logger.debug(
+            "git", command=args[0] if args else "", what=what, code=code, seconds=finished.seconds
+        )
+        if finished.violation is not None:
+            raise LimitExceeded(f"{what} was stopped: {finished.violation}")
         if code != 0:
-            message = self.redact(stderr.decode("utf-8", "replace"), remote)
+            message = self.redact(finished.stderr.decode("utf-8", "replace"), remote)
             lines = [
                 line.strip()
                 for line in message.splitlines()
@@ -224,92 +215,7 @@ class GitRunner:
             ]
             tail = "; ".join(lines[:4])[:600] or f"exit status {code}"
             raise GitError(f"{what} failed: {tail}{_hint(message)}")
-        return stdout
-
-
-class _Violation(Exception):
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-
-async def _read_all(stream: asyncio.StreamReader | None, cap: int, *, strict: bool) -> bytes:
-    if stream is None:
-        return b""
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := await stream.read(_READ_CHUNK):
-        size += len(chunk)
-        if size > cap:
-            if strict:
-                raise _Violation(f"its output exceeded {cap} bytes")
-            continue
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
-    if stream is None:
-        return
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        stream.write(data)
-        await stream.drain()
-        stream.close()
-        await stream.wait_closed()
-
-
-async def _watch(proc: asyncio.subprocess.Process, watch: Callable[[], str | None]) -> str:
-    while True:
-        await asyncio.sleep(_WATCH_INTERVAL)
-        message = watch()
-        if message is not None:
-            _kill(proc)
-            return message
-
-
-async def _communicate(
-    proc: asyncio.subprocess.Process,
-    stdin: bytes | None,
-    max_output: int,
-    watch: Callable[[], str | None] | None,
-) -> tuple[bytes, bytes, str | None]:
-    helpers: list[asyncio.Future[object]] = [
-        asyncio.ensure_future(_read_all(proc.stderr, _STDERR_CAP, strict=False))
-    ]
-    if stdin is not None:
-        helpers.append(asyncio.ensure_future(_feed(proc.stdin, stdin)))
-    watcher = asyncio.ensure_future(_watch(proc, watch)) if watch is not None else None
-    try:
-        try:
-            stdout = await _read_all(proc.stdout, max_output, strict=True)
-        except _Violation as e:
-            _kill(proc)
-            return b"", b"", e.message
-        results = await asyncio.gather(*helpers)
-        stderr = results[0]
-        assert isinstance(stderr, bytes)
-        await proc.wait()
-        if watcher is not None and watcher.done():
-            return stdout, stderr, watcher.result()
-        return stdout, stderr, None
-    finally:
-        pending = [t for t in [*helpers, watcher] if t is not None and not t.done()]
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-
-async def _reap(proc: asyncio.subprocess.Process) -> None:
-    """Kill the process group if still running and wait, even when being cancelled."""
-    if proc.returncode is None:
-        _kill(proc)
-        with contextlib.suppress(ProcessLookupError):
-            await asyncio.shield(proc.wait())
+        return finished.stdout
 
 
 def _remove_tree(path: str) -> None:

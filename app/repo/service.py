@@ -229,13 +229,10 @@ class Repositories:
 
         return await self._trees_loading.run(key, load)
 
-    async def render_directory(
-        self, source: ApplicationSource, commit: str, *, field: str = "source"
-    ) -> DirectoryRender:
-        """The manifest files of a plain-directory source at `commit` (a resolved full SHA).
-
-        `field` names the source in messages (`spec.source`, `spec.sources[1]`).
-        """
+    async def _app_dir(
+        self, source: ApplicationSource, commit: str, field: str
+    ) -> tuple[RepoURL, CachedRepo, RepoTree, str, str]:
+        """The fetched commit's listing and source.path resolved in it (a directory)."""
         repo = self._parse(source.repo_url, field)
         commit = await self.fetch(source.repo_url, commit, field=field)
         cached = self._cache_of(repo)
@@ -248,11 +245,29 @@ class Repositories:
             raise PathError(
                 f"{field}.path", f"{source.path!r} {problem} in {repo.display} at {commit[:12]}"
             )
+        return repo, cached, tree, app_dir, commit
+
+    async def source_type_at(
+        self, source: ApplicationSource, commit: str, *, field: str = "source"
+    ) -> SourceType:
+        """The source's type at `commit`: declared, else discovered from source.path's files."""
+        _, _, tree, app_dir, _ = await self._app_dir(source, commit, field)
+        return source_type(source, tree, app_dir, field=field)
+
+    async def render_directory(
+        self, source: ApplicationSource, commit: str, *, field: str = "source"
+    ) -> DirectoryRender:
+        """The manifest files of a plain-directory source at `commit` (a resolved full SHA).
+
+        `field` names the source in messages (`spec.source`, `spec.sources[1]`).
+        """
+        repo, cached, tree, app_dir, commit = await self._app_dir(source, commit, field)
+        hops = self.settings.max_symlink_hops
         kind_of_source = source_type(source, tree, app_dir, field=field)
         if kind_of_source is not SourceType.DIRECTORY:
             raise RenderError(
-                f"{field}: {source.path or '/'!r} is a {kind_of_source.value} source; Sluice "
-                "renders plain directories of YAML/JSON so far"
+                f"{field}: {source.path or '/'!r} is a {kind_of_source.value} source, not a "
+                "plain directory of YAML/JSON"
             )
         options = DirectoryOptions.of(
             source.directory, include_hidden=self.settings.include_hidden_directories

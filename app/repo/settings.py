@@ -42,6 +42,10 @@ class RepoSettings:
     max_tree_bytes: int = 2048 * MiB
     """Largest total file size of one commit that may be checked out into a work dir."""
 
+    tool_timeout: float = 90.0
+    """Deadline in seconds for one render tool run (`kustomize build`); it is killed after
+    it (Argo CD's `ARGOCD_EXEC_TIMEOUT`, default 90 s)."""
+
     max_manifest_bytes: int = 10 * MiB
     """Combined size of the manifest files of one directory source, checked before any is
     read (Argo CD's `reposerver.max.combined.directory.manifests.size`, default 10M)."""

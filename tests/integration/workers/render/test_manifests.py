@@ -71,10 +71,11 @@ async def test_multi_source_manifests_come_in_source_order(
     ("files", "spec", "expected"),
     [
         pytest.param(
-            {"k/kustomization.yaml": "resources: []\n"},
-            {"path": "k"},
-            "spec.source: 'k' is a Kustomize source",
-            id="discovered-kustomize-refused-by-name",
+            {"h/Chart.yaml": "apiVersion: v2\nname: h\nversion: 1.0.0\n"},
+            {"path": "h"},
+            "spec.source: 'h' is a Helm source; Sluice renders plain directories of YAML/JSON "
+            "and Kustomize",
+            id="discovered-helm-refused-by-name",
         ),
         pytest.param(
             {"p/cm.yaml": config_map("p")},

@@ -1,0 +1,150 @@
+"""Running a tool as a subprocess: deadline, output cap, process-group kill, nothing more.
+
+Shared by git (gitprocess.py) and the render tools (kustomize.py). The caller builds argv
+and the environment; this module starts the process in its own session (so everything it
+spawns, ssh or a kustomize git clone, is in one process group), reads stdout up to a cap
+(stopping the process when it is exceeded), keeps the first 64 KiB of stderr, and kills
+the whole group when the deadline passes, a `watch` callback objects, or the caller is
+cancelled. A deadline surfaces as TimeoutError for the caller to word.
+"""
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+STDERR_CAP = 64 * 1024
+"""Bytes of stderr kept; the rest is read and dropped so the process never blocks."""
+_READ_CHUNK = 256 * 1024
+_WATCH_INTERVAL = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """How a process ended."""
+
+    code: int
+    stdout: bytes
+    stderr: bytes
+    violation: str | None
+    """Why the process was stopped early (output cap, `watch`), or None."""
+    seconds: float
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    deadline: float,
+    max_output: int,
+    stdin: bytes | None = None,
+    watch: Callable[[], str | None] | None = None,
+) -> Finished:
+    """Run `argv` to completion or until stopped; TimeoutError when `deadline` passes."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(env),
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        async with asyncio.timeout(deadline):
+            stdout, stderr, violation = await _communicate(proc, stdin, max_output, watch)
+            code = await proc.wait()
+    finally:
+        await _reap(proc)
+    return Finished(code, stdout, stderr, violation, time.monotonic() - started)
+
+
+class _Violation(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+async def _read_all(stream: asyncio.StreamReader | None, cap: int, *, strict: bool) -> bytes:
+    if stream is None:
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await stream.read(_READ_CHUNK):
+        size += len(chunk)
+        if size > cap:
+            if strict:
+                raise _Violation(f"its output exceeded {cap} bytes")
+            continue
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
+    if stream is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(data)
+        await stream.drain()
+        stream.close()
+        await stream.wait_closed()
+
+
+async def _watch(proc: asyncio.subprocess.Process, watch: Callable[[], str | None]) -> str:
+    while True:
+        await asyncio.sleep(_WATCH_INTERVAL)
+        message = watch()
+        if message is not None:
+            _kill(proc)
+            return message
+
+
+async def _communicate(
+    proc: asyncio.subprocess.Process,
+    stdin: bytes | None,
+    max_output: int,
+    watch: Callable[[], str | None] | None,
+) -> tuple[bytes, bytes, str | None]:
+    helpers: list[asyncio.Future[object]] = [
+        asyncio.ensure_future(_read_all(proc.stderr, STDERR_CAP, strict=False))
+    ]
+    if stdin is not None:
+        helpers.append(asyncio.ensure_future(_feed(proc.stdin, stdin)))
+    watcher = asyncio.ensure_future(_watch(proc, watch)) if watch is not None else None
+    try:
+        try:
+            stdout = await _read_all(proc.stdout, max_output, strict=True)
+        except _Violation as e:
+            _kill(proc)
+            return b"", b"", e.message
+        results = await asyncio.gather(*helpers)
+        stderr = results[0]
+        assert isinstance(stderr, bytes)
+        await proc.wait()
+        if watcher is not None and watcher.done():
+            return stdout, stderr, watcher.result()
+        return stdout, stderr, None
+    finally:
+        pending = [t for t in [*helpers, watcher] if t is not None and not t.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Kill the process group if still running and wait, even when being cancelled."""
+    if proc.returncode is None:
+        _kill(proc)
+        with contextlib.suppress(ProcessLookupError):
+            await asyncio.shield(proc.wait())
