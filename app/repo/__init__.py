@@ -1,4 +1,4 @@
-"""Git repositories: revision resolution, fetching, confined checkouts and directory rendering.
+"""Git repositories: resolving, fetching, confined checkouts, directory and Kustomize renders.
 
 This package decides which commit an Application's source means, gets that commit into a
 local cache once however many apps share it, and turns a plain directory of YAML/JSON at
@@ -30,8 +30,12 @@ Decisions and why:
 - Directory sources (directory.py) follow Argo CD's walk: name order, recurse, hidden
   directories skipped, include/exclude globs with braces (globs.py), combined size cap
   before reading. Files are read straight from the object database, batched across apps
-  (blobs.py): no checkout at all. Other source types are refused by name (sourcetype.py).
+  (blobs.py): no checkout at all. Types are declared or discovered (sourcetype.py).
 - Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
+- Kustomize sources (kustomize.py) build in such a work dir: the Application's overrides
+  merged into the kustomization (kustomize_edit.py), every reference checked to stay in
+  the checkout and be local (kustomize_refs.py), the tool run through the same process
+  runner as git (process.py: deadline, output cap, process-group kill).
 
 Entry point: `service.Repositories`. Pure helpers other layers use: `urls.same_repo` and
 `urls.match_key` (webhooks), `generate_paths` (manifest-generate-paths), `sourcehash`.

@@ -63,4 +63,4 @@ class SymlinkError(RepoError):
 
 
 class RenderError(RepoError):
-    """The source cannot be rendered as a plain directory (type, encoding, file kind)."""
+    """The source cannot be rendered (type, encoding, file kind, a kustomization or its build)."""
