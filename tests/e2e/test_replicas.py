@@ -35,9 +35,12 @@ APPS = 50
 REPLICAS = 3
 STORM = 2000
 STORM_LEVELS = (RefreshLevel.RECENT, RefreshLevel.LATEST, RefreshLevel.FORCE)
-MAX_COMPARES_PER_APP = 24
+MAX_COMPARES_PER_APP = 32
 """Without the storm an app is compared about 5 times (7 at most, seen on 2 loaded cores);
-its 40 storm refreshes coalesce into a handful more (10 to 16 in all, seen), never one each."""
+its 40 storm refreshes coalesce into a handful more, never one each (that would be 45):
+10 to 18 in all on a quiet machine, 25 in one CI run on a busy shared machine."""
+MAX_MEAN_COMPARES = 24
+"""The mean over the apps moves less than the maximum: 11.9 to 16.4 seen."""
 
 
 def names() -> list[str]:
@@ -139,3 +142,4 @@ async def test_three_replicas_of_every_worker_sync_fifty_apps_through_a_storm(
         f"{started - began:.1f} s, apps synced {synced - started:.1f} s later"
     )
     assert most <= MAX_COMPARES_PER_APP, compares.most_common(5)
+    assert mean <= MAX_MEAN_COMPARES, f"compares per app: mean {mean:.1f}"
