@@ -5,8 +5,11 @@
   and short timings (resync off unless a test turns it on).
 - `runtime`: `Runtime.open(settings)` (streams and consumers created), closed after.
 - `git_repo`: an empty `GitRepo` served over `file://`.
+- `pipeline_workers`: every worker but the poller started on `runtime` in this process
+  (refreshes come from the watcher and the test), stopped together after.
 """
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +20,8 @@ from app.bus.connection import Bus, NatsSettings
 from app.localcluster import LocalCluster
 from app.store.connection import RedisSettings
 from tests.support.gitrepo import GitRepo
+from workers import registry
+from workers.base import Worker
 from workers.runtime import Runtime
 from workers.settings import ControlPlaneSettings, Settings, TimingSettings
 
@@ -50,3 +55,19 @@ def git_repo(tmp_path: Path) -> Iterator[GitRepo]:
     repo = GitRepo.create(tmp_path / "repo")
     yield repo
     repo.close()
+
+
+PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
+
+
+@pytest.fixture
+async def pipeline_workers(runtime: Runtime) -> AsyncIterator[list[Worker]]:
+    started: list[Worker] = []
+    try:
+        for name in PIPELINE:
+            worker = registry.build(name, runtime)
+            await worker.start()
+            started.append(worker)
+        yield started
+    finally:
+        await asyncio.gather(*(worker.stop() for worker in started))

@@ -1,11 +1,7 @@
 """The compare stage among the real workers: an automated app goes from nothing to Synced +
 Healthy, and drift on it is reported OutOfSync without selfHeal."""
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from app.bus.subjects import AppRef
 from app.metrics import REGISTRY
@@ -14,26 +10,11 @@ from app.model.sync import SyncStatusCode
 from tests.integration.workers.compare.conftest import NAMESPACE, deployment
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
-from workers import registry
 from workers.base import Worker
 from workers.runtime import Runtime
 
-PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
 PIPELINE_STAGES = ("refresh", "render", "compare", "sync")
 REF = AppRef(NAMESPACE, "guestbook")
-
-
-@pytest.fixture
-async def pipeline(runtime: Runtime) -> AsyncIterator[list[Worker]]:
-    started: list[Worker] = []
-    try:
-        for name in PIPELINE:
-            worker = registry.build(name, runtime)
-            await worker.start()
-            started.append(worker)
-        yield started
-    finally:
-        await asyncio.gather(*(worker.stop() for worker in started))
 
 
 async def create_app(rt: Runtime, repo_url: str, automated: dict[str, Any]) -> None:
@@ -77,7 +58,7 @@ def observations() -> list[float]:
 
 
 async def test_an_automated_app_goes_from_nothing_to_synced_and_healthy(
-    runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     before = observations()
     commit = git_repo.commit(
@@ -116,7 +97,7 @@ async def test_an_automated_app_goes_from_nothing_to_synced_and_healthy(
 
 
 async def test_drift_without_self_heal_stays_out_of_sync(
-    runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     git_repo.commit({"deploy/web.yaml": manifests(deployment("web", "nginx:1.25"))})
     await create_app(runtime, git_repo.url, {"prune": True})

@@ -1,34 +1,14 @@
 """A Kustomize app among the real workers: an overlay with Application overrides goes from
 nothing to Synced + Healthy, and what is live is what the build produced."""
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from tests.integration.workers.compare.conftest import NAMESPACE, deployment
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.kustomize import needs_kustomize
 from tests.support.waiting import eventually
-from workers import registry
 from workers.base import Worker
 from workers.runtime import Runtime
-
-PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
-
-
-@pytest.fixture
-async def pipeline(runtime: Runtime) -> AsyncIterator[list[Worker]]:
-    started: list[Worker] = []
-    try:
-        for name in PIPELINE:
-            worker = registry.build(name, runtime)
-            await worker.start()
-            started.append(worker)
-        yield started
-    finally:
-        await asyncio.gather(*(worker.stop() for worker in started))
 
 
 async def application_status(rt: Runtime) -> dict[str, Any]:
@@ -39,7 +19,7 @@ async def application_status(rt: Runtime) -> dict[str, Any]:
 
 @needs_kustomize
 async def test_a_kustomize_app_goes_from_nothing_to_synced_and_healthy(
-    runtime: Runtime, git_repo: GitRepo, pipeline: list[Worker]
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     commit = git_repo.commit(
         {

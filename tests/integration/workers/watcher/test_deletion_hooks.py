@@ -5,11 +5,7 @@ and a failing PreDelete Job leaves the app and its resources in place, saying wh
 of a kind `resource.exclusions` excludes is never created, and an object of such a kind
 is not deleted with the app."""
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from app.cluster import NotFound
 from app.engine.tracking import TrackingMethod, set_tracking
@@ -23,29 +19,14 @@ from app.model.annotations import (
 )
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
-from workers import registry
 from workers.base import Worker
 from workers.runtime import Runtime
 
-PIPELINE = ("watcher", "render", "compare", "sync", "hooks")
 NAMESPACE = "sluice"
 DESTINATION = "hooked"
 APPLICATION = ("argoproj.io/v1alpha1", "Application")
 PRE_DELETE_FINALIZERS = [PRE_DELETE_FINALIZER, f"{PRE_DELETE_FINALIZER}/cleanup"]
 POST_DELETE_FINALIZERS = [POST_DELETE_FINALIZER, f"{POST_DELETE_FINALIZER}/cleanup"]
-
-
-@pytest.fixture
-async def pipeline(runtime: Runtime) -> AsyncIterator[None]:
-    started: list[Worker] = []
-    try:
-        for name in PIPELINE:
-            worker = registry.build(name, runtime)
-            await worker.start()
-            started.append(worker)
-        yield
-    finally:
-        await asyncio.gather(*(worker.stop() for worker in started))
 
 
 def job(name: str, hook: str, *, policy: str = "", **levers: str) -> dict[str, Any]:
@@ -130,7 +111,7 @@ def complete(obj: dict[str, Any] | None) -> bool:
 
 
 async def test_pre_delete_runs_before_the_resources_go_and_post_delete_after(
-    runtime: Runtime, git_repo: GitRepo, pipeline: None
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     await deploy(
         runtime,
@@ -168,7 +149,7 @@ async def test_pre_delete_runs_before_the_resources_go_and_post_delete_after(
 
 
 async def test_a_failing_pre_delete_hook_keeps_the_app_and_its_resources(
-    runtime: Runtime, git_repo: GitRepo, pipeline: None
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     await deploy(
         runtime,
@@ -197,7 +178,7 @@ async def test_a_failing_pre_delete_hook_keeps_the_app_and_its_resources(
 
 
 async def test_a_pre_delete_hook_of_an_excluded_kind_is_not_created(
-    runtime: Runtime, git_repo: GitRepo, pipeline: None
+    runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     await deploy(
         runtime,
