@@ -83,3 +83,13 @@ def configmap(name: str, data: dict[str, str] | None = None, **meta: Any) -> dic
         "metadata": {"name": name, **meta},
         "data": data or {},
     }
+
+
+def with_field(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """`obj` with `value` set at the dotted `path` (missing parents created), in place."""
+    node = obj
+    *parents, last = path.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return obj

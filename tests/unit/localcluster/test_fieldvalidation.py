@@ -8,18 +8,9 @@ from app.localcluster import fieldvalidation
 from app.localcluster.errors import ApiError
 from app.localcluster.fieldvalidation import FieldValidation
 from app.localcluster.resources import ResourceType
-from tests.unit.localcluster.conftest import Api, configmap, deployment
+from tests.unit.localcluster.conftest import Api, configmap, deployment, with_field
 
 STRICT, WARN, IGNORE = FieldValidation.STRICT, FieldValidation.WARN, FieldValidation.IGNORE
-
-
-def with_field(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    node = obj
-    *parents, last = path.split(".")
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[last] = value
-    return obj
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from app.localcluster.api import deletes
 from app.localcluster.api.options import DeleteOptions
 from app.localcluster.errors import ApiError
-from tests.unit.localcluster.conftest import Api, configmap, deployment
+from tests.unit.localcluster.conftest import Api, configmap, deployment, with_field
 
 
 def test_create_sets_uid_timestamp_revision_and_generation(api: Api) -> None:
@@ -33,15 +33,6 @@ def test_types_without_generation_get_none(api: Api) -> None:
     assert "generation" not in api.create("configmaps", configmap("a"))["metadata"]
 
 
-def _with(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    node = obj
-    *parents, last = path.split(".")
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[last] = value
-    return obj
-
-
 @pytest.mark.parametrize(
     ("path", "value", "bumps"),
     [
@@ -57,7 +48,7 @@ def test_generation_rises_on_spec_changes_only(
     api: Api, path: str, value: Any, bumps: bool
 ) -> None:
     created = api.create("deployments.apps", deployment())
-    updated = api.update("deployments.apps", _with(deployment(), path, value))
+    updated = api.update("deployments.apps", with_field(deployment(), path, value))
     assert updated["metadata"]["generation"] == (2 if bumps else 1)
     assert updated["status"] == created["status"]
 
