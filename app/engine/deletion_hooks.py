@@ -223,7 +223,7 @@ def _cleanup(
 ) -> HookStep:
     going = [obj for obj in hooks if metadata(obj).get("deletionTimestamp")]
     waiting = [f"{hook_type.value} hook {ResourceKey.of(obj)} is being deleted" for obj in going]
-    staying = [obj for obj in hooks if obj not in going]
+    staying = [obj for obj in hooks if not metadata(obj).get("deletionTimestamp")]
     phases = {hook_status(obj, customizations=health).phase for obj in staying}
     policy = None
     if OperationPhase.FAILED in phases:
