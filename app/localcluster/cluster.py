@@ -13,12 +13,11 @@ import asyncio
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
 from app import log
-from app.localcluster import argocd, controllers, crds, kubeconfig, snapshot, system
+from app.localcluster import argocd, controllers, kubeconfig, snapshot, system
 from app.localcluster.api import writes
 from app.localcluster.api.options import WriteOptions
 from app.localcluster.api.server import NAMESPACES, ApiServer
@@ -27,7 +26,7 @@ from app.localcluster.controllers.common import Timing
 from app.localcluster.crds import CRDS
 from app.localcluster.eventlog import ADDED, Change, EventLog
 from app.localcluster.faults import Faults
-from app.localcluster.resources import GroupResource, Registry, ResourceType
+from app.localcluster.resources import GroupResource, Registry
 from app.localcluster.runtime import Runtime
 from app.localcluster.settings import LocalClusterSettings
 from app.localcluster.store import Store
@@ -68,7 +67,7 @@ class LocalCluster:
             registry=self.registry,
             events=self.events,
             discovery=Discovery(self.registry),
-            openapi=OpenApi(self.registry, self._crd_schema),
+            openapi=OpenApi(self.registry, self.api.crd_schema),
             faults=self.faults,
             max_body_bytes=self.settings.max_body_bytes,
             watch_limits=WatchLimits(
@@ -82,10 +81,6 @@ class LocalCluster:
         self._tasks: list[asyncio.Task[None]] = []
         self._saved = 0
         self._started = False
-
-    def _crd_schema(self, rt: ResourceType) -> dict[str, Any] | None:
-        crd = self.store.get(CRDS, "", rt.crd) if rt.crd else None
-        return crds.schema_of(crd, rt.version)
 
     def _bootstrap(self) -> None:
         """The objects a fresh cluster starts with: system namespaces, Argo CD's CRDs."""

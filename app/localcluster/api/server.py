@@ -116,10 +116,12 @@ class ApiServer:
         """`obj` as `opts.validation` treats its unknown fields (`fieldvalidation`)."""
         if opts.validation is None:
             return obj
-        schema = None
-        if rt.crd:
-            schema = crds.schema_of(self.store.get(crds.CRDS, "", rt.crd), rt.version)
-        return fieldvalidation.check(rt, obj, opts.validation, schema)
+        return fieldvalidation.check(rt, obj, opts.validation, self.crd_schema(rt))
+
+    def crd_schema(self, rt: ResourceType) -> dict[str, Any] | None:
+        """The openAPIV3Schema the stored CRD gives `rt`'s version (None for built-in kinds)."""
+        crd = self.store.get(crds.CRDS, "", rt.crd) if rt.crd else None
+        return crds.schema_of(crd, rt.version)
 
     def require_namespace(self, rt: ResourceType, namespace: str, name: str) -> None:
         """404 if the namespace of a new object is missing, 403 if it is terminating."""
