@@ -1,4 +1,5 @@
-"""Manifests several test packages apply: a CustomResourceDefinition of a namespaced kind."""
+"""Manifests several test packages apply: a CustomResourceDefinition of a namespaced kind,
+a Deployment."""
 
 from typing import Any
 
@@ -27,5 +28,25 @@ def crd(group: str = "example.com", kind: str = "Widget") -> dict[str, Any]:
                     },
                 }
             ],
+        },
+    }
+
+
+def deployment(
+    name: str, namespace: str, replicas: int = 1, image: str = "nginx:1.27"
+) -> dict[str, Any]:
+    """`replicas` of `image` in `namespace`, labelled and selected by `app: <name>`."""
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "main", "image": image}]},
+            },
         },
     }

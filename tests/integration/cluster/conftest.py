@@ -39,22 +39,3 @@ def configmap(
         "metadata": {"name": name, "namespace": namespace, **meta},
         "data": data or {},
     }
-
-
-def deployment(
-    name: str, namespace: str, replicas: int = 1, image: str = "nginx:1.27"
-) -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "main", "image": image}]},
-            },
-        },
-    }

@@ -19,7 +19,8 @@ from app.cluster import (
 )
 from app.model.annotations import LAST_APPLIED
 from app.model.resource import KubeObject
-from tests.integration.cluster.conftest import configmap, deployment, open_cluster
+from tests.integration.cluster.conftest import configmap, open_cluster
+from tests.support.manifests import deployment
 from tests.support.waiting import eventually
 
 

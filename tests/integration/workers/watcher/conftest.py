@@ -22,6 +22,7 @@ from app.bus.connection import Bus
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep, decode
 from app.bus.subjects import AppRef, Work, parse_work, work_filter
 from app.engine.tracking import TrackingMethod, set_tracking
+from tests.support import manifests
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers.runtime import Runtime
@@ -174,17 +175,4 @@ def config_map(name: str, **data: str) -> dict[str, Any]:
 
 
 def deployment(name: str, replicas: int) -> dict[str, Any]:
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": DESTINATION},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]},
-            },
-        },
-    }
+    return manifests.deployment(name, DESTINATION, replicas)
