@@ -201,13 +201,7 @@ class CompareWorker:
         rt = self._rt
         refs = [AppRef(namespace, name) for namespace, name in await rt.apps.names()]
         reason = f"system settings changed ({rt.system.origin} {rt.system.version or 'deleted'})"
-        limit = asyncio.Semaphore(SETTINGS_REFRESH_CONCURRENCY)
-
-        async def refresh(ref: AppRef) -> None:
-            async with limit:
-                await publish(rt.bus, REFRESH, RefreshRequest(ref, RefreshLevel.RECENT, reason))
-
-        await asyncio.gather(*(refresh(ref) for ref in refs))
+        await self._ask_refreshes(refs, RefreshLevel.RECENT, reason)
         logger.info("compare.settings_changed", apps=len(refs), reason=reason, stage="refresh")
 
     async def _cluster_changed(self, change: ClusterChange) -> None:
@@ -216,17 +210,19 @@ class CompareWorker:
         if change.before is not None:
             self._scopes.forget(change.before.cluster)
         apps = [app for app in await rt.apps.all() if change.concerns(app.spec.destination)]
+        refs = [AppRef(app.namespace, app.name) for app in apps]
+        await self._ask_refreshes(refs, RefreshLevel.LATEST, change.what)
+        logger.info("compare.cluster_changed", apps=len(apps), reason=change.what, stage="refresh")
+
+    async def _ask_refreshes(self, refs: list[AppRef], level: RefreshLevel, reason: str) -> None:
+        """Publish a refresh of each app, SETTINGS_REFRESH_CONCURRENCY at a time."""
         limit = asyncio.Semaphore(SETTINGS_REFRESH_CONCURRENCY)
 
-        async def refresh(app: Application) -> None:
-            request = RefreshRequest(
-                AppRef(app.namespace, app.name), RefreshLevel.LATEST, change.what
-            )
+        async def refresh(ref: AppRef) -> None:
             async with limit:
-                await publish(rt.bus, REFRESH, request)
+                await publish(self._rt.bus, REFRESH, RefreshRequest(ref, level, reason))
 
-        await asyncio.gather(*(refresh(app) for app in apps))
-        logger.info("compare.cluster_changed", apps=len(apps), reason=change.what, stage="refresh")
+        await asyncio.gather(*(refresh(ref) for ref in refs))
 
     # -- refresh stage -------------------------------------------------------------------
 
