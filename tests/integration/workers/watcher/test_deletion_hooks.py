@@ -105,6 +105,21 @@ async def app_object(rt: Runtime) -> dict[str, Any] | None:
         return None
 
 
+async def deploy_failing_pre_delete(rt: Runtime, repo: GitRepo) -> None:
+    """`deploy` CONFIG_MAP and a PreDelete Job that fails."""
+    await deploy(
+        rt,
+        repo,
+        CONFIG_MAP,
+        job("pre", "PreDelete", **{FAIL: "true"}),
+        finalizers=PRE_DELETE_FINALIZERS,
+    )
+
+
+async def app_gone(rt: Runtime) -> bool:
+    return await app_object(rt) is None
+
+
 def complete(obj: dict[str, Any] | None) -> bool:
     conditions = ((obj or {}).get("status") or {}).get("conditions") or []
     return any(c.get("type") == "Complete" and c.get("status") == "True" for c in conditions)
@@ -140,10 +155,7 @@ async def test_pre_delete_runs_before_the_resources_go_and_post_delete_after(
 
     await eventually(lambda: live(runtime, "Job", "post"), timeout=15, what="the PostDelete Job")
 
-    async def app_gone() -> bool:
-        return await app_object(runtime) is None
-
-    await eventually(app_gone, timeout=15, what="the Application to go")
+    await eventually(lambda: app_gone(runtime), timeout=15, what="the Application to go")
     assert await live(runtime, "Job", "post") is None, "HookSucceeded: cleaned up before the end"
     assert complete(await live(runtime, "Job", "pre")), "no delete policy: the PreDelete Job stays"
 
@@ -151,13 +163,7 @@ async def test_pre_delete_runs_before_the_resources_go_and_post_delete_after(
 async def test_a_failing_pre_delete_hook_keeps_the_app_and_its_resources(
     runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
-    await deploy(
-        runtime,
-        git_repo,
-        CONFIG_MAP,
-        job("pre", "PreDelete", **{FAIL: "true"}),
-        finalizers=PRE_DELETE_FINALIZERS,
-    )
+    await deploy_failing_pre_delete(runtime, git_repo)
 
     await runtime.control_plane.delete(*APPLICATION, "web", NAMESPACE)
 
@@ -180,13 +186,7 @@ async def test_a_failing_pre_delete_hook_keeps_the_app_and_its_resources(
 async def test_a_pre_delete_hook_of_an_excluded_kind_is_not_created(
     runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
-    await deploy(
-        runtime,
-        git_repo,
-        CONFIG_MAP,
-        job("pre", "PreDelete", **{FAIL: "true"}),
-        finalizers=PRE_DELETE_FINALIZERS,
-    )
+    await deploy_failing_pre_delete(runtime, git_repo)
     written = await runtime.control_plane.create(
         {
             "apiVersion": "v1",
@@ -215,10 +215,9 @@ async def test_a_pre_delete_hook_of_an_excluded_kind_is_not_created(
 
     await runtime.control_plane.delete(*APPLICATION, "web", NAMESPACE)
 
-    async def app_gone() -> bool:
-        return await app_object(runtime) is None
-
-    await eventually(app_gone, timeout=15, what="the Application to go (its hook excluded)")
+    await eventually(
+        lambda: app_gone(runtime), timeout=15, what="the Application to go (its hook excluded)"
+    )
     assert await live(runtime, "Job", "pre") is None, "an excluded PreDelete hook was created"
     assert await live(runtime, "ConfigMap", "cfg") is None
     assert await live(runtime, "Secret", "kept") is not None, "cascade deleted an excluded kind"
