@@ -17,6 +17,7 @@ import pytest
 from app.api.server import ApiServer
 from app.api.settings import ApiSettings
 from app.api.webhooks import WebhookSettings
+from bench.webhook_latency import push_event
 from tests.e2e.manifests import application, as_yaml, deployment
 from tests.e2e.pipeline import Pipeline
 from tests.support.gitrepo import GitRepo
@@ -45,29 +46,6 @@ async def api(runtime: Runtime) -> AsyncIterator[str]:
         await server.stop()
 
 
-def push(repo_url: str, before: str, after: str, changed: list[str]) -> bytes:
-    """A GitHub push event body (docs.github.com, webhook events: push)."""
-    return json.dumps(
-        {
-            "ref": "refs/heads/main",
-            "before": before,
-            "after": after,
-            "created": False,
-            "deleted": False,
-            "forced": False,
-            "repository": {
-                "name": "shop",
-                "full_name": "team/shop",
-                "html_url": repo_url,
-                "clone_url": repo_url,
-                "default_branch": "main",
-            },
-            "commits": [{"id": after, "added": [], "modified": changed, "removed": []}],
-            "head_commit": {"id": after},
-        }
-    ).encode()
-
-
 async def test_a_signed_push_webhook_brings_the_app_to_the_new_commit(
     pipeline: Pipeline, git_repo: GitRepo, api: str
 ) -> None:
@@ -78,7 +56,7 @@ async def test_a_signed_push_webhook_brings_the_app_to_the_new_commit(
     await pipeline.wait_synced("web", first)
 
     second = git_repo.commit({"deploy/web.yaml": as_yaml(deployment("web", "nginx:1.28"))})
-    body = push(git_repo.url, first, second, ["deploy/web.yaml"])
+    body = json.dumps(push_event(git_repo.url, first, second, "deploy/web.yaml")).encode()
     signature = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
     headers = {
         "Content-Type": "application/json",
