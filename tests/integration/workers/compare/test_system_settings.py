@@ -10,15 +10,12 @@
   does not answer lets the process start, but nothing is compared until it does.
 """
 
-import contextlib
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from app.bus.errors import Retry
-from app.cluster import Conflict
 from app.engine.system_settings import SystemSettings
 from app.engine.tracking import TrackingMethod
 from app.localcluster import LocalCluster
@@ -37,6 +34,7 @@ from tests.integration.workers.compare.conftest import (
     stored,
 )
 from tests.integration.workers.watcher.forbidding_proxy import ForbiddingProxy
+from tests.support.system_settings import in_force, write_settings
 from tests.support.waiting import eventually
 from workers.compare import CompareWorker
 from workers.runtime import Runtime
@@ -50,28 +48,6 @@ if obj.data ~= nil and obj.data.mode == "off" then
 end
 return {status = "Healthy", message = "flags are on"}
 """
-
-
-async def write_settings(rt: Runtime, data: dict[str, str]) -> str:
-    """Create or replace argocd-cm; the resourceVersion it got."""
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-    with contextlib.suppress(Conflict):
-        await rt.control_plane.create(namespace)
-    body: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": "argocd-cm", "namespace": NAMESPACE},
-        "data": data,
-    }
-    written = await rt.control_plane.replace(body)
-    return str(written["metadata"]["resourceVersion"])
-
-
-async def in_force(rt: Runtime, version: str) -> None:
-    async def loaded() -> bool:
-        return rt.system.version == version
-
-    await eventually(loaded, timeout=10, what=f"settings {version} in force")
 
 
 async def test_a_lua_check_from_the_configmap_decides_the_apps_health(

@@ -10,11 +10,9 @@
   server drops it); by default the server refuses it, as kubectl's validation does.
 """
 
-import contextlib
-
 import pytest
 
-from app.cluster import Conflict, NotFound
+from app.cluster import NotFound
 from app.engine.tracking import TrackingMethod, set_tracking
 from app.model.sync import OperationPhase
 from tests.integration.workers.sync.conftest import (
@@ -26,7 +24,7 @@ from tests.integration.workers.sync.conftest import (
     deployment,
     obj,
 )
-from tests.support.waiting import eventually
+from tests.support.system_settings import put_settings
 
 RESPECT = "RespectIgnoreDifferences=true"
 IGNORE_REPLICAS = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}
@@ -58,28 +56,6 @@ async def test_ignored_replicas_changed_live_survive_a_sync_only_with_the_option
     assert live["spec"]["replicas"] == replicas
 
 
-async def put_settings(shop: Shop, data: dict[str, str]) -> None:
-    """Write argocd-cm and wait until the sync worker's process has it in force."""
-    cluster = shop.rt.control_plane
-    with contextlib.suppress(Conflict):
-        await cluster.create(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CONTROL}}
-        )
-    written = await cluster.create(
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": "argocd-cm", "namespace": CONTROL},
-            "data": data,
-        }
-    )
-
-    async def in_force() -> bool:
-        return shop.rt.system.version == written["metadata"]["resourceVersion"]
-
-    await eventually(in_force, timeout=10, what="argocd-cm in force")
-
-
 @pytest.mark.parametrize(
     ("destination_name", "exclusions"),
     [
@@ -95,7 +71,7 @@ async def test_a_kind_the_settings_exclude_is_neither_applied_nor_pruned(
     shop: Shop, sync_workers: None, destination_name: str, exclusions: str
 ) -> None:
     shop.destination_name = destination_name
-    await put_settings(shop, {"resource.exclusions": exclusions})
+    await put_settings(shop.rt, {"resource.exclusions": exclusions}, CONTROL)
     old_secret = set_tracking(
         {
             "apiVersion": "v1",
@@ -120,7 +96,7 @@ async def test_a_kind_the_settings_exclude_is_neither_applied_nor_pruned(
 
 async def test_a_configured_health_check_decides_a_wave(shop: Shop, sync_workers: None) -> None:
     lua = 'return {status = "Degraded", message = "refused by policy"}'
-    await put_settings(shop, {"resource.customizations.health.ConfigMap": lua})
+    await put_settings(shop.rt, {"resource.customizations.health.ConfigMap": lua}, CONTROL)
     await shop.deploy(config_map("first"), config_map("second", {WAVE: "1"}))
     state = await shop.sync()
     assert state.phase is OperationPhase.FAILED

@@ -18,6 +18,7 @@ from app.model.annotations import (
     RESOURCES_FINALIZER,
 )
 from tests.support.gitrepo import GitRepo, manifests
+from tests.support.system_settings import put_settings
 from tests.support.waiting import eventually
 from workers.base import Worker
 from workers.runtime import Runtime
@@ -187,19 +188,7 @@ async def test_a_pre_delete_hook_of_an_excluded_kind_is_not_created(
     runtime: Runtime, git_repo: GitRepo, pipeline_workers: list[Worker]
 ) -> None:
     await deploy_failing_pre_delete(runtime, git_repo)
-    written = await runtime.control_plane.create(
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": "argocd-cm", "namespace": NAMESPACE},
-            "data": {"resource.exclusions": "- kinds: [Job, Secret]"},
-        }
-    )
-
-    async def in_force() -> bool:
-        return runtime.system.version == written["metadata"]["resourceVersion"]
-
-    await eventually(in_force, timeout=10, what="argocd-cm in force")
+    await put_settings(runtime, {"resource.exclusions": "- kinds: [Job, Secret]"}, NAMESPACE)
     await runtime.control_plane.create(
         set_tracking(
             {
