@@ -25,6 +25,10 @@ READER = "reader-token-0123456789abcdef"
 TEAM_A = "team-a-token-0123456789abcdef"
 EXPIRED = "expired-token-0123456789abcdef"
 NAMESPACE = "sluice"
+REF = AppRef(NAMESPACE, "shop")
+"""The app most tests seed (`application("shop")`)."""
+
+Client = TestClient[Any, Any]
 
 
 def tokens() -> TokenSet:
@@ -73,7 +77,7 @@ def project(name: str, **spec: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def api(runtime: Runtime) -> AsyncIterator[TestClient[Any, Any]]:
+async def api(runtime: Runtime) -> AsyncIterator[Client]:
     await runtime.control_plane.apply(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
     )

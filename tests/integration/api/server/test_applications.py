@@ -3,7 +3,6 @@
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 
 from app.bus.subjects import AppRef
 from app.cluster.errors import NotFound
@@ -12,6 +11,7 @@ from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from tests.integration.api.server.conftest import (
     TEAM_A,
+    Client,
     application,
     auth,
     project,
@@ -20,7 +20,6 @@ from tests.integration.api.server.conftest import (
 )
 from workers.runtime import Runtime
 
-Client = TestClient[Any, Any]
 APP = ("argoproj.io/v1alpha1", "Application")
 
 

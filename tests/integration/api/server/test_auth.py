@@ -1,9 +1,6 @@
 """Who gets in: bearer tokens, no anonymous access, JSON-only changes, scoped visibility."""
 
-from typing import Any
-
 import pytest
-from aiohttp.test_utils import TestClient
 
 from app.bus.subjects import AppRef
 from tests.integration.api.server.conftest import (
@@ -11,13 +8,12 @@ from tests.integration.api.server.conftest import (
     EXPIRED,
     READER,
     TEAM_A,
+    Client,
     application,
     auth,
     seed_app,
 )
 from workers.runtime import Runtime
-
-Client = TestClient[Any, Any]
 
 
 @pytest.mark.parametrize(

@@ -3,14 +3,14 @@
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 
 from app.bus import subjects
 from app.bus.messages import REFRESH, decode
-from app.bus.subjects import AppRef
 from app.model.operation import RevisionHistory
 from app.model.sync import RefreshLevel, SyncStrategy
 from tests.integration.api.server.conftest import (
+    REF,
+    Client,
     application,
     auth,
     project,
@@ -18,9 +18,6 @@ from tests.integration.api.server.conftest import (
     seed_project,
 )
 from workers.runtime import Runtime
-
-Client = TestClient[Any, Any]
-REF = AppRef("sluice", "shop")
 
 
 async def test_sync_starts_one_operation(api: Client, runtime: Runtime) -> None:

@@ -1,9 +1,5 @@
 """AppProject CRUD, health endpoints and Prometheus metrics."""
 
-from typing import Any
-
-from aiohttp.test_utils import TestClient
-
 from app.api.metrics import REGISTRY
 from app.bus.subjects import AppRef
 from app.metrics import RECONCILE_DURATION
@@ -12,14 +8,13 @@ from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from tests.integration.api.server.conftest import (
     TEAM_A,
+    Client,
     application,
     auth,
     project,
     seed_app,
 )
 from workers.runtime import Runtime
-
-Client = TestClient[Any, Any]
 
 
 async def test_project_lifecycle(api: Client, runtime: Runtime) -> None:

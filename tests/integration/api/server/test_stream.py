@@ -2,17 +2,14 @@
 
 import asyncio
 import json
-from typing import Any
 
 from aiohttp import ClientResponse
-from aiohttp.test_utils import TestClient
 
 from app.bus.events import emit
 from app.bus.subjects import AppRef, EventType
-from tests.integration.api.server.conftest import TEAM_A, application, auth, seed_app
+from tests.integration.api.server.conftest import TEAM_A, Client, application, auth, seed_app
 from workers.runtime import Runtime
 
-Client = TestClient[Any, Any]
 SHOP = AppRef("sluice", "shop")
 CART = AppRef("sluice", "cart")
 

@@ -5,13 +5,12 @@ sync now, with the same reason."""
 
 from typing import Any
 
-from aiohttp.test_utils import TestClient
-
-from app.bus.subjects import AppRef
 from tests.integration.api.server.conftest import (
     ADMIN,
     READER,
+    REF,
     TEAM_A,
+    Client,
     application,
     auth,
     project,
@@ -20,8 +19,6 @@ from tests.integration.api.server.conftest import (
 )
 from workers.runtime import Runtime
 
-Client = TestClient[Any, Any]
-REF = AppRef("sluice", "shop")
 ALWAYS = {"schedule": "* * * * *", "duration": "1h", "applications": ["shop"]}
 """A window that is active at any time (it fires every minute and lasts an hour)."""
 

@@ -2,8 +2,6 @@
 
 from typing import Any
 
-from aiohttp.test_utils import TestClient
-
 from app.bus.events import emit
 from app.bus.subjects import AppRef, EventType
 from app.engine.redact import MASK
@@ -12,11 +10,9 @@ from app.model.status import ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from app.repo.sourcehash import source_hash
 from app.store.manifests import ManifestKey, RenderedManifests
-from tests.integration.api.server.conftest import application, auth, seed_app
+from tests.integration.api.server.conftest import REF, Client, application, auth, seed_app
 from workers.runtime import Runtime
 
-Client = TestClient[Any, Any]
-REF = AppRef("sluice", "shop")
 COMMIT = "c" * 40
 
 
