@@ -21,10 +21,6 @@ IGNORE = "resource.customizations.ignoreDifferences."
 DEGRADED_LUA = 'return {status = "Degraded", message = "widget " .. obj.metadata.name}'
 
 
-def parse(**data: Any) -> SystemSettings:
-    return parse_system_settings(data, origin=ORIGIN)
-
-
 def parse_keys(data: dict[str, Any]) -> SystemSettings:
     return parse_system_settings(data, origin=ORIGIN)
 
@@ -34,7 +30,7 @@ def widget(name: str = "w") -> dict[str, Any]:
 
 
 def test_an_empty_map_is_sluices_defaults() -> None:
-    settings = parse()
+    settings = parse_keys({})
     assert (settings.tracking, settings.ignore_differences, settings.notices) == (None, (), ())
     assert (settings.exclusions, settings.inclusions, settings.ignore_status) == ((), (), True)
     assert assess(widget(), customizations=settings.health) is None
