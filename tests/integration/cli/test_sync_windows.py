@@ -11,8 +11,7 @@ from app.api.server import ApiServer
 from app.api.settings import ApiSettings
 from app.api.tokens import Principal, Token, TokenSet, digest
 from app.cli import client
-from app.model.application import Application
-from app.model.project import AppProject
+from tests.integration.api.server.conftest import application, project, seed_app, seed_project
 from tests.integration.cli.test_cycle import TOKEN, sluice_cli
 from workers.runtime import Runtime
 
@@ -39,29 +38,8 @@ async def api_url(runtime: Runtime) -> AsyncIterator[str]:
 
 async def seed(rt: Runtime, windows: list[dict[str, Any]]) -> None:
     """Project `payments` with `windows` and its app `shop`, registered as the watcher would."""
-    meta = {"name": "payments", "namespace": NAMESPACE}
-    spec = {
-        "sourceRepos": ["*"],
-        "destinations": [{"server": "*", "namespace": "*"}],
-        "syncWindows": windows,
-    }
-    project = await rt.control_plane.create(
-        {"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": meta, "spec": spec}
-    )
-    await rt.apps.put_project(AppProject.from_dict(project))
-    app = await rt.control_plane.create(
-        {
-            "apiVersion": "argoproj.io/v1alpha1",
-            "kind": "Application",
-            "metadata": {"name": "shop", "namespace": NAMESPACE},
-            "spec": {
-                "project": "payments",
-                "source": {"repoURL": "https://git.example.com/shop.git", "path": "deploy"},
-                "destination": {"server": "https://kubernetes.default.svc", "namespace": "shop"},
-            },
-        }
-    )
-    await rt.apps.put(Application.from_dict(app))
+    await seed_project(rt, project("payments", syncWindows=windows))
+    await seed_app(rt, application("shop", project="payments"))
 
 
 def lines(text: str) -> dict[str, str]:
