@@ -3,7 +3,7 @@
 One app of 20 resources (ten kinds, two of each) on the embedded stack in this process
 (NATS, Redis, the local cluster with controller delay 0, every worker). Each round
 commits a release (a new image tag in both Deployments), then does what the poller does
-when it notices: `workers.poller.poll_once` lists the repository, stores the listing in
+when it notices: `workers.poller.worker.poll_once` lists the repository, stores the listing in
 the refs cache and publishes a `latest` RefreshRequest for the app. The clock runs from
 the end of the commit to the moment the status store shows the app Synced + Healthy at
 the new commit; the poller's interval is not part of it. p50 and p95 over the rounds,
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from bench.support.latency import LatencyRun, latency_main
-from workers.poller import poll_once
+from workers.poller.worker import poll_once
 
 
 async def run(resources: int, runs: int) -> list[float]:

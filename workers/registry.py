@@ -1,18 +1,36 @@
-"""Every worker by name, for `sluice up` (all of them) and `sluice worker <name>` (one)."""
+"""Every worker by name, for `sluice up` (all of them) and `sluice worker <name>` (one).
 
-import importlib
+Each worker lives in its own package (`workers/<package>/`), independent of the others;
+the sync and hook workers share one package because they share the operation loop.
+"""
 
-from workers.base import Worker
-from workers.runtime import Runtime
+from collections.abc import Callable
 
-WORKERS = ("watcher", "render", "compare", "sync", "hooks", "poller")
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
+from workers.compare import worker as compare
+from workers.poller import worker as poller
+from workers.render import worker as render
+from workers.sync import hook_worker, sync_worker
+from workers.watcher import worker as watcher
+
+BUILDERS: dict[str, Callable[[Runtime], Worker]] = {
+    "watcher": watcher.build,
+    "render": render.build,
+    "compare": compare.build,
+    "sync": sync_worker.build,
+    "hooks": hook_worker.build,
+    "poller": poller.build,
+}
 """In start order: the watcher first (the live cache warms while the rest start)."""
+
+WORKERS = tuple(BUILDERS)
+"""The workers' names, in start order."""
 
 
 def build(name: str, runtime: Runtime) -> Worker:
-    """Build the worker called `name` (a module `workers.<name>` with `build(runtime)`)."""
-    if name not in WORKERS:
+    """Build the worker called `name`."""
+    builder = BUILDERS.get(name)
+    if builder is None:
         raise ValueError(f"unknown worker {name!r}; choose one of {', '.join(WORKERS)}")
-    module = importlib.import_module(f"workers.{name}")
-    worker: Worker = module.build(runtime)
-    return worker
+    return builder(runtime)

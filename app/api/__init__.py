@@ -17,7 +17,7 @@ What it decides, and why:
   every request has a deadline.
 - **Where state comes from**: reads from the registry and status store in Redis (what
   the pipeline knows), writes to the Application and AppProject resources (the cluster
-  is the truth; the watcher mirrors it) and operations through `workers.operations`.
+  is the truth; the watcher mirrors it) and operations through `app.runtime.operations`.
 - **What is watched** (`eventlog.py`, `handlers/stream.py`, `metrics.py`): events from
   the NATS events stream as Server-Sent Events resumable by stream sequence; Prometheus
   metrics with gauges computed at scrape time.

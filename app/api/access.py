@@ -21,8 +21,8 @@ from app.engine import project as rules
 from app.model import project as project_model
 from app.model.application import Application
 from app.model.project import AppProject
-from workers.clusters import UnknownDestination
-from workers.runtime import Runtime
+from app.runtime.clusters import UnknownDestination
+from app.runtime.runtime import Runtime
 
 PROJECT_API_VERSION = project_model.API_VERSION
 

@@ -23,7 +23,7 @@ from app.bus.subjects import Work
 from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
 from app.model.sync import OperationPhase, SyncStatusCode
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 logger = log.get("api")
 

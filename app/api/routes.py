@@ -23,7 +23,7 @@ from app.api.settings import ApiSettings
 from app.api.tokens import Principal
 from app.model import codec
 from app.model.errors import SpecError
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 Q = TypeVar("Q")
 B = TypeVar("B")

@@ -31,8 +31,8 @@ from app.api.webhooks import AppSourceError, BusPublisher, webhook_routes
 from app.bus.errors import BusError
 from app.bus.messages import RefreshRequest
 from app.model.application import Application
+from app.runtime.runtime import Runtime
 from app.store.refs import RefsCache
-from workers.runtime import Runtime
 
 logger = log.get("api")
 

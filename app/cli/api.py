@@ -1,7 +1,7 @@
 """`sluice api`: the REST API, webhooks, event stream and metrics as their own process.
 
 The production shape beside `sluice worker <name>`: settings from the environment
-(workers/settings.py for NATS, Redis and the control plane; app/api/settings.py for the
+(app/runtime/settings.py for NATS, Redis and the control plane; app/api/settings.py for the
 address, port, tokens and webhook secrets); stops cleanly on SIGTERM or SIGINT.
 """
 
@@ -11,7 +11,7 @@ from app.api.server import ApiServer
 from app.api.settings import ApiSettings, ApiSettingsError
 from app.cli.output import warn
 from app.cli.serve import serve
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

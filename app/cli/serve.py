@@ -14,10 +14,10 @@ from prometheus_client import start_http_server
 
 from app import log
 from app.metrics import REGISTRY
-from workers.base import Worker
-from workers.runtime import Runtime
-from workers.settings import Settings
-from workers.system_settings import SettingsRefused
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
+from app.runtime.system_settings import SettingsRefused
+from app.runtime.worker import Worker
 
 logger = log.get("serve")
 

@@ -21,11 +21,11 @@ from app.bus.connection import NatsSettings
 from app.embedded import nats as embedded_nats
 from app.embedded import redis as embedded_redis
 from app.localcluster import ControllerSettings, LocalCluster, LocalClusterSettings
+from app.runtime.runtime import Runtime
+from app.runtime.settings import ControlPlaneSettings, Settings, TimingSettings
+from app.runtime.worker import Worker
 from app.store.connection import RedisSettings
 from workers import registry
-from workers.base import Worker
-from workers.runtime import Runtime
-from workers.settings import ControlPlaneSettings, Settings, TimingSettings
 
 logger = log.get("up")
 

@@ -20,8 +20,8 @@ from app.cli.output import warn
 from app.cli.stack import Stack, StackOptions
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
-from workers.runtime import Runtime
-from workers.system_settings import SettingsRefused
+from app.runtime.runtime import Runtime
+from app.runtime.system_settings import SettingsRefused
 
 OUT = sys.stdout
 

@@ -2,7 +2,7 @@
 
 The production shape: each worker is its own Deployment, scaled horizontally. Settings
 come from the environment (NATS_URL, REDIS_URL, KUBECONFIG or the pod's service account,
-SLUICE_*; see workers/settings.py; SLUICE_METRICS_PORT serves its metrics); the process
+SLUICE_*; see app/runtime/settings.py; SLUICE_METRICS_PORT serves its metrics); the process
 stops cleanly on SIGTERM or SIGINT.
 """
 

@@ -28,12 +28,12 @@ from app.bus.connection import NatsSettings
 from app.bus.subjects import AppRef
 from app.embedded.nats import NatsOptions, NatsServer
 from app.embedded.redis import RedisOptions, RedisServer
+from app.runtime.runtime import Runtime
+from app.runtime.settings import ControlPlaneSettings, Settings
 from app.store.connection import RedisSettings
 from bench.support import status
 from bench.support.processes import Child, Usage, total
 from bench.support.workload import Workload, app_names
-from workers.runtime import Runtime
-from workers.settings import ControlPlaneSettings, Settings
 
 NAMESPACE = "sluice"
 WARMUP = "warmup"

@@ -21,12 +21,12 @@ from typing import Any
 from app import log
 from app.bus.subjects import AppRef
 from app.cli.stack import Stack, StackOptions
+from app.runtime.runtime import Runtime
+from app.runtime.settings import TimingSettings
 from bench.support import status
 from bench.support.figures import Line, percentile, report
 from bench.support.options import positive
 from bench.support.workload import Workload, app_names
-from workers.runtime import Runtime
-from workers.settings import TimingSettings
 
 NAMESPACE = "sluice"
 SETTLE_TIMEOUT = 60.0

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from app.localcluster import LocalCluster
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.e2e.pipeline import Changes, Pipeline
 from tests.e2e.processes import Processes
 from tests.support.fixtures_cluster import Kubectl
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 GIT_POLL_SECONDS = 0.5
 HEALTH_RECHECK_SECONDS = 0.5

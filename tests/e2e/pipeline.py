@@ -21,12 +21,12 @@ from app.bus.subjects import AppRef, EventType
 from app.cluster import NotFound
 from app.localcluster.eventlog import Change
 from app.model.resource import KubeObject
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
 from tests.e2e.manifests import CONTROL
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
 from workers import registry
-from workers.base import Worker
-from workers.runtime import Runtime
 
 APPLICATION = "argoproj.io/v1alpha1"
 

@@ -1,7 +1,7 @@
 """Workers as processes of their own: `sluice worker <name>`, the production shape.
 
 `Processes.start(name, replica)` runs one worker with its settings in the environment
-(workers/settings.py) and its JSON log written to `<log_dir>/<name>-<replica>.log`, and
+(app/runtime/settings.py) and its JSON log written to `<log_dir>/<name>-<replica>.log`, and
 returns once it logged `serve.running`. `close()` stops every process it started
 (SIGTERM, then SIGKILL after a deadline) and reaps it, so no test leaves one behind.
 `records()` reads every log line back as a dict, for assertions about what the workers

@@ -19,6 +19,7 @@ from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
 from tests.e2e.manifests import CONTROL, application, as_yaml, config_map, deployment, service
 from tests.e2e.pipeline import APPLICATION, operation_done, synced_healthy
 from tests.e2e.processes import Processes
@@ -27,7 +28,6 @@ from tests.support.fixtures_cluster import Kubectl
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 from workers import registry
-from workers.runtime import Runtime
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -17,11 +17,11 @@ import pytest
 
 from app.bus.subjects import EventType
 from app.model.resource import KubeObject
+from app.runtime.settings import Settings
 from tests.e2e.manifests import application, as_yaml, deployment
 from tests.e2e.pipeline import Changes, Pipeline, resource
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
-from workers.settings import Settings
 
 pytestmark = pytest.mark.kubectl
 

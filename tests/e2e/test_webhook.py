@@ -17,12 +17,12 @@ import pytest
 from app.api.server import ApiServer
 from app.api.settings import ApiSettings
 from app.api.webhooks import WebhookSettings
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from bench.webhook_latency import push_event
 from tests.e2e.manifests import application, as_yaml, deployment
 from tests.e2e.pipeline import Pipeline
 from tests.support.gitrepo import GitRepo
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 pytestmark = pytest.mark.kubectl
 

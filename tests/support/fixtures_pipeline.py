@@ -18,12 +18,12 @@ import pytest
 
 from app.bus.connection import Bus, NatsSettings
 from app.localcluster import LocalCluster
+from app.runtime.runtime import Runtime
+from app.runtime.settings import ControlPlaneSettings, Settings, TimingSettings
+from app.runtime.worker import Worker
 from app.store.connection import RedisSettings
 from tests.support.gitrepo import GitRepo
 from workers import registry
-from workers.base import Worker
-from workers.runtime import Runtime
-from workers.settings import ControlPlaneSettings, Settings, TimingSettings
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import contextlib
 from typing import Any
 
 from app.cluster import Conflict
+from app.runtime.runtime import Runtime
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
 
 CONTROL_NAMESPACE = "sluice"
 

@@ -21,8 +21,8 @@ from app.model.resource import KubeObject
 from app.model.sync import SyncStatusCode
 from app.repo.errors import RepoError
 from app.repo.sourcehash import source_hash
+from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey
-from workers.runtime import Runtime
 
 
 async def _targets(rt: Runtime, app: Application, revisions: list[str]) -> list[KubeObject]:

@@ -3,7 +3,7 @@
 A sync or rollback becomes an `Operation` exactly as `argocd app sync` builds it, checked
 against the app's project (its sources and destination, and every resource of a
 selective sync by group, kind and namespace), then handed to
-`workers.operations.start_operation`, which refuses while another operation runs (409).
+`app.runtime.operations.start_operation`, which refuses while another operation runs (409).
 A sync or rollback the project's sync windows block now (`app.engine.sync_windows`, as a
 manual sync) is refused with 403 naming the project and window, as Argo CD's server
 refuses it (PermissionDenied), and nothing starts. A refresh is a `RefreshRequest` on the
@@ -46,7 +46,7 @@ from app.model.operation import (
 from app.model.project import AppProject
 from app.model.resource import GroupKind
 from app.model.sync import RefreshLevel
-from workers.operations import request_termination, start_operation
+from app.runtime.operations import request_termination, start_operation
 
 logger = log.get("api")
 

@@ -8,7 +8,7 @@ from app.api.errors import Unavailable
 from app.api.metrics import Snapshot, exposition
 from app.api.routes import Call, Route
 from app.api.shapes import Health
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 OPENAPI = web.AppKey("openapi", dict)
 METRICS = web.AppKey("metrics", Snapshot)

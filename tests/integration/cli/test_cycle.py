@@ -20,11 +20,11 @@ from app.api.server import ApiServer
 from app.api.settings import ApiSettings
 from app.api.tokens import Principal, Token, TokenSet, digest
 from app.cli import client
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 from workers import registry
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 TOKEN = "cli-test-token-0123456789abcdef"
 DEPLOYMENT = """\

@@ -11,9 +11,9 @@ from app.api.server import ApiServer
 from app.api.settings import ApiSettings
 from app.api.tokens import Principal, Token, TokenSet, digest
 from app.cli import client
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import application, project, seed_app, seed_project
 from tests.integration.cli.test_cycle import TOKEN, sluice_cli
-from workers.runtime import Runtime
 
 NAMESPACE = "sluice"
 ALWAYS = {"schedule": "* * * * *", "duration": "1h"}

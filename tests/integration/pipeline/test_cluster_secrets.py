@@ -10,11 +10,11 @@ import pytest
 from app.cluster import Cluster, NotFound
 from app.localcluster import LocalCluster
 from app.model.application import ApplicationDestination
+from app.runtime.clusters import ClusterChange, UnknownDestination
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.support.cluster_secrets import cluster_secret
 from tests.support.waiting import eventually
-from workers.clusters import ClusterChange, UnknownDestination
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 SECOND = ApplicationDestination(name="second", namespace="shop")
 TOKEN = "first-token-0123456789"

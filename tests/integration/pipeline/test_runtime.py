@@ -1,8 +1,8 @@
 """The worker runtime connects to real NATS, Redis and the local cluster, and closes cleanly."""
 
 from app.bus import subjects
+from app.runtime.runtime import Runtime
 from tests.support.gitrepo import GitRepo, manifests
-from workers.runtime import Runtime
 
 
 async def test_runtime_opens_streams_and_reaches_the_cluster(runtime: Runtime) -> None:

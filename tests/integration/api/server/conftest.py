@@ -18,7 +18,7 @@ from app.api.tokens import Principal, Token, TokenSet, digest
 from app.bus.subjects import AppRef
 from app.model.application import Application
 from app.model.project import AppProject
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 ADMIN = "admin-token-0123456789abcdef"
 READER = "reader-token-0123456789abcdef"

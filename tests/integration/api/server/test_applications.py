@@ -9,6 +9,7 @@ from app.cluster.errors import NotFound
 from app.model.health import HealthStatusCode
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     TEAM_A,
     Client,
@@ -18,7 +19,6 @@ from tests.integration.api.server.conftest import (
     seed_app,
     seed_project,
 )
-from workers.runtime import Runtime
 
 APP = ("argoproj.io/v1alpha1", "Application")
 

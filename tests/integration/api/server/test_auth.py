@@ -3,6 +3,7 @@
 import pytest
 
 from app.bus.subjects import AppRef
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     ADMIN,
     EXPIRED,
@@ -13,7 +14,6 @@ from tests.integration.api.server.conftest import (
     auth,
     seed_app,
 )
-from workers.runtime import Runtime
 
 
 @pytest.mark.parametrize(

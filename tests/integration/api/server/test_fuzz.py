@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given
 from app.api.openapi import EXAMPLE_NAME
 from app.api.server import ApiServer
 from app.api.settings import ApiSettings
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     ADMIN,
     NAMESPACE,
@@ -21,7 +22,6 @@ from tests.integration.api.server.conftest import (
     seed_app,
     tokens,
 )
-from workers.runtime import Runtime
 
 EXAMPLES = 30
 """Examples per operation: enough to reach every decoder branch, bounded for a quick run."""

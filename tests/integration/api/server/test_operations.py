@@ -8,6 +8,7 @@ from app.bus import subjects
 from app.bus.messages import REFRESH, decode
 from app.model.operation import RevisionHistory
 from app.model.sync import RefreshLevel, SyncStrategy
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     REF,
     Client,
@@ -17,7 +18,6 @@ from tests.integration.api.server.conftest import (
     seed_app,
     seed_project,
 )
-from workers.runtime import Runtime
 
 
 async def test_sync_starts_one_operation(api: Client, runtime: Runtime) -> None:

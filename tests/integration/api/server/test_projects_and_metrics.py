@@ -6,6 +6,7 @@ from app.metrics import RECONCILE_DURATION
 from app.model.health import HealthStatusCode
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     TEAM_A,
     Client,
@@ -14,7 +15,6 @@ from tests.integration.api.server.conftest import (
     project,
     seed_app,
 )
-from workers.runtime import Runtime
 
 
 async def test_project_lifecycle(api: Client, runtime: Runtime) -> None:

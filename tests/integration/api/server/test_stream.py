@@ -7,8 +7,8 @@ from aiohttp import ClientResponse
 
 from app.bus.events import emit
 from app.bus.subjects import AppRef, EventType
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import TEAM_A, Client, application, auth, seed_app
-from workers.runtime import Runtime
 
 SHOP = AppRef("sluice", "shop")
 CART = AppRef("sluice", "cart")

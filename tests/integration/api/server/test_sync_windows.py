@@ -5,6 +5,7 @@ sync now, with the same reason."""
 
 from typing import Any
 
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     ADMIN,
     READER,
@@ -17,7 +18,6 @@ from tests.integration.api.server.conftest import (
     seed_app,
     seed_project,
 )
-from workers.runtime import Runtime
 
 ALWAYS = {"schedule": "* * * * *", "duration": "1h", "applications": ["shop"]}
 """A window that is active at any time (it fires every minute and lasts an hour)."""

@@ -9,9 +9,9 @@ from app.model.operation import RevisionHistory
 from app.model.status import ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from app.repo.sourcehash import source_hash
+from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
 from tests.integration.api.server.conftest import REF, Client, application, auth, seed_app
-from workers.runtime import Runtime
 
 COMMIT = "c" * 40
 

@@ -32,11 +32,11 @@ from app.model.application import Application
 from app.model.resource import KubeObject
 from app.model.sync import RefreshLevel
 from app.repo.sourcehash import source_hash
+from app.runtime.runtime import Runtime
 from app.store.coalescing import Pending
 from app.store.manifests import ManifestKey, RenderedManifests
 from app.store.status import StoredStatus
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
 
 NAMESPACE = "sluice"
 DESTINATION = "default"

@@ -18,6 +18,7 @@ from app.model.operation import (
     SyncOperationResult,
 )
 from app.model.sync import OperationPhase, RefreshLevel
+from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     COMMIT,
     COMMIT2,
@@ -32,8 +33,7 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
 
 
 def _stamp(when: dt.datetime) -> str:

@@ -7,7 +7,7 @@ from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
 from app.store.coalescing import Coalescer, Pending
 from app.store.connection import Redis
-from workers.compare import _precedence
+from workers.compare.worker import _precedence
 
 APP = AppRef("sluice", "web")
 A = "a" * 40

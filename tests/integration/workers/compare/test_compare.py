@@ -9,6 +9,7 @@ from app.bus.messages import RENDER
 from app.localcluster import LocalCluster
 from app.model.health import HealthStatusCode
 from app.model.sync import RefreshLevel, SyncStatusCode
+from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     COMMIT,
     COMMIT2,
@@ -28,8 +29,7 @@ from tests.integration.workers.compare.conftest import (
     stored,
 )
 from tests.support.waiting import eventually
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
 
 
 async def test_a_comparison_writes_sync_health_and_resources_to_redis_and_the_application(

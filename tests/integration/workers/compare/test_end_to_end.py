@@ -7,11 +7,11 @@ from app.bus.subjects import AppRef
 from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
 from tests.integration.workers.compare.conftest import NAMESPACE, deployment
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
-from workers.base import Worker
-from workers.runtime import Runtime
 
 PIPELINE_STAGES = ("refresh", "render", "compare", "sync")
 REF = AppRef(NAMESPACE, "guestbook")

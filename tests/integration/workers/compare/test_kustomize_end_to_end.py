@@ -3,12 +3,12 @@ nothing to Synced + Healthy, and what is live is what the build produced."""
 
 from typing import Any
 
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
 from tests.integration.workers.compare.conftest import NAMESPACE, deployment
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.kustomize import needs_kustomize
 from tests.support.waiting import eventually
-from workers.base import Worker
-from workers.runtime import Runtime
 
 
 async def application_status(rt: Runtime) -> dict[str, Any]:

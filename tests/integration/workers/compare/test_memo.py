@@ -14,6 +14,7 @@ from app.model.health import HealthStatusCode
 from app.model.project import AppProject
 from app.model.sync import RefreshLevel, SyncStatusCode
 from app.repo.sourcehash import source_hash
+from app.runtime.runtime import Runtime
 from app.store import keys
 from tests.integration.workers.compare.conftest import (
     COMMIT,
@@ -25,9 +26,8 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
-from workers.compare import CompareWorker
-from workers.compare_memo import ComparisonMemo, Remembered, fingerprint
-from workers.runtime import Runtime
+from workers.compare.memo import ComparisonMemo, Remembered, fingerprint
+from workers.compare.worker import CompareWorker
 
 APP = Application.from_dict(
     {

@@ -5,6 +5,8 @@ import asyncio
 from dataclasses import replace
 
 from app.model.sync import SyncStatusCode
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from app.store.connection import RedisSettings
 from tests.integration.workers.compare.conftest import (
     apply_live,
@@ -20,9 +22,7 @@ from tests.integration.workers.compare.conftest import (
 )
 from tests.integration.workers.compare.holding_proxy import HoldingProxy
 from tests.support.waiting import eventually
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
-from workers.settings import Settings
+from workers.compare.worker import CompareWorker
 
 
 async def test_an_older_comparison_finishing_late_never_overwrites_a_newer_one(

@@ -4,6 +4,7 @@ after it, or at a hard refresh, the app is Unknown with a ComparisonError naming
 import datetime as dt
 
 from app.model.sync import RefreshLevel, SyncStatusCode
+from app.runtime.runtime import Runtime
 from app.store.compare_marks import CompareMarks, CompareMarksStore
 from tests.integration.workers.compare.conftest import (
     apply_live,
@@ -17,8 +18,7 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
 
 ERROR = (
     "source.path: apps/shop does not exist in https://git.example/shop.git at c0ffee0; "

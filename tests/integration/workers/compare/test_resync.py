@@ -13,6 +13,8 @@ from app.bus.schedules import SCHEDULE, SCHEDULE_TARGET
 from app.bus.subjects import Purpose
 from app.model.application import Application
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.integration.workers.compare.conftest import (
     NAMESPACE,
     apply_live,
@@ -22,9 +24,7 @@ from tests.integration.workers.compare.conftest import (
     register,
     seed_manifests,
 )
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
-from workers.settings import Settings
+from workers.compare.worker import CompareWorker
 
 PERIOD, JITTER = 120.0, 60.0
 

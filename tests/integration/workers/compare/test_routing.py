@@ -8,6 +8,7 @@ from app.bus.consumer import ConsumerSettings
 from app.bus.messages import REFRESH, RENDER, RefreshRequest, RenderRequest
 from app.bus.publish import publish
 from app.model.sync import RefreshLevel, SyncStatusCode
+from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     apply_live,
     compare_now,
@@ -21,9 +22,8 @@ from tests.integration.workers.compare.conftest import (
 )
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
-from workers.compare import CompareWorker
-from workers.render import RenderWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
+from workers.render.worker import RenderWorker
 
 
 @pytest.mark.parametrize(

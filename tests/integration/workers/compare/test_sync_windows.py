@@ -13,6 +13,7 @@ from app.bus.schedules import SCHEDULE
 from app.bus.subjects import Purpose
 from app.model.project import AppProject
 from app.model.sync import OperationPhase, RefreshLevel
+from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     NAMESPACE,
     apply_live,
@@ -25,8 +26,7 @@ from tests.integration.workers.compare.conftest import (
     stored,
 )
 from tests.support.waiting import eventually
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
+from workers.compare.worker import CompareWorker
 
 
 async def put_project(rt: Runtime, *windows: dict[str, Any]) -> None:

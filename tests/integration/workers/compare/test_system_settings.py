@@ -22,6 +22,9 @@ from app.localcluster import LocalCluster
 from app.model.application import Application
 from app.model.health import HealthStatusCode
 from app.model.sync import SyncStatusCode
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
+from app.runtime.system_settings import SettingsRefused
 from tests.integration.workers.compare.conftest import (
     DESTINATION,
     NAMESPACE,
@@ -36,10 +39,7 @@ from tests.integration.workers.compare.conftest import (
 from tests.integration.workers.watcher.forbidding_proxy import ForbiddingProxy
 from tests.support.system_settings import in_force, write_settings
 from tests.support.waiting import eventually
-from workers.compare import CompareWorker
-from workers.runtime import Runtime
-from workers.settings import Settings
-from workers.system_settings import SettingsRefused
+from workers.compare.worker import CompareWorker
 
 HEALTH_KEY = "resource.customizations.health.ConfigMap"
 FLAGS_LUA = """

@@ -24,11 +24,11 @@ from app.bus.publish import publish
 from app.bus.subjects import AppRef
 from app.model.application import Application
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.support.gitrepo import manifests
 from tests.support.waiting import eventually
-from workers.render import RenderWorker
-from workers.runtime import Runtime
-from workers.settings import Settings
+from workers.render.worker import RenderWorker
 
 NAMESPACE = "sluice"
 

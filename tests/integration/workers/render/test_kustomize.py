@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from app.model.resource import KubeObject
+from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.runtime import Runtime
 from tests.integration.workers.render.conftest import config_map, register, source
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.kustomize import needs_kustomize
-from workers.manifests import ManifestsError, manifests_for
-from workers.runtime import Runtime
 
 BASE = {
     "base/kustomization.yaml": "resources: [cm.yaml, web.yaml]\n",

@@ -4,10 +4,10 @@ import pytest
 import structlog.testing
 
 from app.model.resource import KubeObject
+from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.runtime import Runtime
 from tests.integration.workers.render.conftest import config_map, register, source
 from tests.support.gitrepo import GitRepo
-from workers.manifests import ManifestsError, manifests_for
-from workers.runtime import Runtime
 
 
 def names(objects: list[KubeObject]) -> list[str]:

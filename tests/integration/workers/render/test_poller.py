@@ -8,12 +8,12 @@ from app.bus.messages import REFRESH, RefreshRequest
 from app.model.application import Application
 from app.model.status import ApplicationStatus, SyncStatus
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
 from app.store.refs import RefsCache
 from tests.integration.workers.render.conftest import config_map, published, ref, register, source
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
-from workers.poller import Poller, poll_once
-from workers.runtime import Runtime
+from workers.poller.worker import Poller, poll_once
 
 
 async def compared(rt: Runtime, app: Application, *revisions: str) -> None:

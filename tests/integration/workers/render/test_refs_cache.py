@@ -4,14 +4,14 @@ from dataclasses import replace
 
 import pytest
 
+from app.runtime.manifests import manifests_for
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from app.store import keys
 from app.store.refs import MAX_REFS_BYTES, CachedRefs, RefsCache
 from tests.integration.workers.render.conftest import config_map, register, source
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
-from workers.manifests import manifests_for
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 URL = "https://git.example.com/team/app.git"
 MAIN = "a" * 40

@@ -5,6 +5,7 @@ from app.bus.publish import publish
 from app.model.resource import KubeObject
 from app.model.sync import RefreshLevel
 from app.repo.sourcehash import source_hash
+from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
 from tests.integration.workers.render.conftest import (
     ask_render,
@@ -16,8 +17,7 @@ from tests.integration.workers.render.conftest import (
 )
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
-from workers.render import RenderWorker
-from workers.runtime import Runtime
+from workers.render.worker import RenderWorker
 
 
 def config_object(name: str) -> KubeObject:

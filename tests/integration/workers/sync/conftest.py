@@ -35,14 +35,14 @@ from app.model.operation import (
     SyncOperation,
 )
 from app.model.resource import KubeObject
+from app.runtime.operations import start_operation
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
+from app.runtime.worker import Worker
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.waiting import eventually
-from workers.base import Worker
-from workers.hooks import HookWorker
-from workers.operations import start_operation
-from workers.runtime import Runtime
-from workers.settings import Settings
-from workers.sync import SyncWorker
+from workers.sync.hook_worker import HookWorker
+from workers.sync.sync_worker import SyncWorker
 
 CONTROL = "sluice"
 DESTINATION = "shop"

@@ -22,13 +22,13 @@ from app.bus import topology
 from app.bus.connection import NatsSettings
 from app.bus.consumer import ConsumerSettings
 from app.bus.topology import TopologySettings
+from app.runtime.runtime import Runtime
+from app.runtime.settings import ControlPlaneSettings, Settings, TimingSettings
+from app.runtime.worker import Worker
 from app.store.coalescing import CoalesceSettings
 from app.store.connection import RedisSettings
-from workers.base import Worker
-from workers.hooks import HookWorker
-from workers.runtime import Runtime
-from workers.settings import ControlPlaneSettings, Settings, TimingSettings
-from workers.sync import SyncWorker
+from workers.sync.hook_worker import HookWorker
+from workers.sync.sync_worker import SyncWorker
 
 ACK_WAIT = 2.0
 LEASE_TTL = 0.8

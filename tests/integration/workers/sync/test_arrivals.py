@@ -3,7 +3,7 @@
 import pytest
 
 from app.store.operations import SyncRecord
-from workers.syncing.arrivals import Arrival, arrival
+from workers.sync.arrivals import Arrival, arrival
 
 STORED = SyncRecord("op-2", 7, {"schema": 1}, terminate=False, finalized=False, origin=4)
 

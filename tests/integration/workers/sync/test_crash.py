@@ -21,6 +21,7 @@ import pytest
 from app.localcluster import LocalCluster
 from app.localcluster.eventlog import Change
 from app.model.sync import OperationPhase
+from app.runtime.settings import Settings
 from tests.integration.workers.sync.conftest import (
     HOOK,
     WAVE,
@@ -33,7 +34,6 @@ from tests.integration.workers.sync.conftest import (
 )
 from tests.integration.workers.sync.replica import ready_key
 from tests.support.waiting import eventually
-from workers.settings import Settings
 
 REPO = Path(__file__).resolve().parents[4]
 

@@ -1,6 +1,6 @@
 """The executor against the local cluster: each engine action, as the API server sees it.
 
-One test per rule of `workers/executor.py`: dry runs store nothing and tolerate a
+One test per rule of `workers/sync/executor.py`: dry runs store nothing and tolerate a
 namespace this sync creates; client-side, server-side and replace applies; Force=true
 re-creating an object the server refuses to update; CreateNamespace; prunes guarded by
 uid; deletions and finalizer removals of objects that are already gone.
@@ -26,7 +26,7 @@ from app.engine.sync import (
 )
 from app.localcluster import LocalCluster
 from app.model.resource import KubeObject, ResourceKey
-from workers.executor import Performed, perform
+from workers.sync.executor import Performed, perform
 
 NS = "exec"
 HOOK_FINALIZER = "argocd.argoproj.io/hook-finalizer"

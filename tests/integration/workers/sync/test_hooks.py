@@ -15,6 +15,8 @@ from app.cluster import NotFound
 from app.model.application import Backoff, RetryStrategy
 from app.model.operation import Operation, OperationInitiator, SyncOperation
 from app.model.sync import OperationPhase
+from app.runtime.operations import request_termination, start_operation
+from app.runtime.settings import Settings
 from tests.integration.workers.sync.conftest import (
     FAIL,
     HOOK,
@@ -30,8 +32,6 @@ from tests.integration.workers.sync.conftest import (
     stored_events,
 )
 from tests.support.waiting import eventually
-from workers.operations import request_termination, start_operation
-from workers.settings import Settings
 
 HOOK_FINALIZER = "argocd.argoproj.io/hook-finalizer"
 

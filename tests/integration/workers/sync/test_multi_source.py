@@ -13,9 +13,9 @@ import pytest
 
 from app.model.application import Application, ApplicationSource
 from app.model.sync import OperationPhase
+from app.runtime.runtime import Runtime
 from tests.integration.workers.sync.conftest import CONTROL, Shop, config_map
 from tests.support.gitrepo import GitRepo, manifests
-from workers.runtime import Runtime
 
 
 @dataclass

@@ -19,6 +19,8 @@ from app.engine.history import rollback_operation
 from app.engine.tracking import TrackingMethod, set_tracking
 from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase, RefreshLevel
+from app.runtime.operations import start_operation
+from app.runtime.runtime import Runtime
 from app.store.coalescing import Pending
 from tests.integration.workers.sync.conftest import (
     CONTROL,
@@ -34,9 +36,7 @@ from tests.integration.workers.sync.conftest import (
     stored_events,
 )
 from tests.support.waiting import eventually
-from workers.operations import start_operation
-from workers.runtime import Runtime
-from workers.sync import SyncWorker
+from workers.sync.sync_worker import SyncWorker
 
 TRACKING = "argocd.argoproj.io/tracking-id"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

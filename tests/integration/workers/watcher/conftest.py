@@ -22,12 +22,12 @@ from app.bus.connection import Bus
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep, decode
 from app.bus.subjects import AppRef, Work, parse_work, work_filter
 from app.engine.tracking import TrackingMethod, set_tracking
+from app.runtime.runtime import Runtime
 from tests.support import manifests
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher
-from workers.watching.settings import WatcherSettings
+from workers.watcher.settings import WatcherSettings
+from workers.watcher.worker import Watcher
 
 NAMESPACE = "sluice"
 DESTINATION = "apps"

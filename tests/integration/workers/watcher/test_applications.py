@@ -8,6 +8,7 @@ from app.bus import schedules
 from app.bus.messages import RefreshRequest
 from app.model.annotations import REFRESH
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
     WEB,
@@ -17,8 +18,7 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher
+from workers.watcher.worker import Watcher
 
 
 async def get_app(rt: Runtime, name: str = "web") -> dict[str, Any]:

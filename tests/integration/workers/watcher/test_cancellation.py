@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from workers.watching.cancellation import stop_if_cancelled
+from workers.watcher.cancellation import stop_if_cancelled
 
 
 async def test_a_swallowed_cancellation_is_raised_again_at_the_loop_head() -> None:

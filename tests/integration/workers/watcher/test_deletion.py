@@ -5,6 +5,7 @@ from typing import Any
 
 from app.cluster import NotFound
 from app.model.annotations import RESOURCES_FINALIZER, SYNC_OPTIONS
+from app.runtime.runtime import Runtime
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     NAMESPACE,
@@ -18,8 +19,7 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher
+from workers.watcher.worker import Watcher
 
 
 async def exists(rt: Runtime, api_version: str, kind: str, name: str, namespace: str) -> bool:

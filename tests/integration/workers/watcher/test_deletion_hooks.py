@@ -17,11 +17,11 @@ from app.model.annotations import (
     PRE_DELETE_FINALIZER,
     RESOURCES_FINALIZER,
 )
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.system_settings import put_settings
 from tests.support.waiting import eventually
-from workers.base import Worker
-from workers.runtime import Runtime
 
 NAMESPACE = "sluice"
 DESTINATION = "hooked"

@@ -6,6 +6,8 @@ from dataclasses import replace
 from app.bus.subjects import AppRef
 from app.engine.tracking import TrackingMethod, set_tracking
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     NAMESPACE,
@@ -19,9 +21,7 @@ from tests.integration.workers.watcher.conftest import (
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.manifests import crd
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.settings import Settings
-from workers.watcher import Watcher
+from workers.watcher.worker import Watcher
 
 WIDGETS = crd()
 

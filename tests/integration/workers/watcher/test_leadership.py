@@ -2,6 +2,7 @@
 
 from app.bus.subjects import AppRef
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
 from app.store.leases import Lease
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
@@ -14,9 +15,8 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher, lease_name
-from workers.watching.settings import WatcherSettings
+from workers.watcher.settings import WatcherSettings
+from workers.watcher.worker import Watcher, lease_name
 
 
 async def synced(replica: Watcher) -> bool:

@@ -9,6 +9,8 @@ from app.bus.subjects import AppRef
 from app.localcluster import LocalCluster
 from app.model.resource import ResourceKey
 from app.model.sync import RefreshLevel
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from app.store.connection import RedisSettings
 from tests.integration.workers.compare.holding_proxy import HoldingProxy
 from tests.integration.workers.watcher.conftest import (
@@ -24,10 +26,8 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.settings import Settings
-from workers.watcher import Watcher
-from workers.watching.settings import WatcherSettings
+from workers.watcher.settings import WatcherSettings
+from workers.watcher.worker import Watcher
 
 
 def key(name: str) -> ResourceKey:

@@ -5,6 +5,7 @@ from typing import Any
 
 from app.model.operation import Operation, OperationState
 from app.model.sync import OperationPhase
+from app.runtime.runtime import Runtime
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
     WEB,
@@ -14,8 +15,7 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher
+from workers.watcher.worker import Watcher
 
 SYNC_REQUEST = {
     "sync": {"revision": "abc1234", "prune": True},

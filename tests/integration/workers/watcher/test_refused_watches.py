@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from app.localcluster import LocalCluster
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from tests.integration.workers.watcher.conftest import (
     DESTINATION,
     WEB,
@@ -21,8 +23,6 @@ from tests.integration.workers.watcher.conftest import (
 from tests.integration.workers.watcher.forbidding_proxy import ForbiddingProxy
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.settings import Settings
 
 SECRETS = "/secrets"
 

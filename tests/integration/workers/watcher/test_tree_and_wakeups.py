@@ -2,6 +2,7 @@
 
 from app.model.operation import Operation, OperationState, SyncOperation
 from app.model.sync import OperationPhase, RefreshLevel
+from app.runtime.runtime import Runtime
 from app.store.tree import TreeNode
 from tests.integration.workers.watcher.conftest import (
     WEB,
@@ -14,8 +15,7 @@ from tests.integration.workers.watcher.conftest import (
 )
 from tests.support.fixtures_cluster import Kubectl
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
-from workers.watcher import Watcher
+from workers.watcher.worker import Watcher
 
 
 def health(node: TreeNode) -> str:

@@ -1,0 +1,295 @@
+"""An app's manifests at given revisions: from the render cache, or rendered now.
+
+`manifests_for(rt, app, revisions, force=...)` is how the render worker fills the cache
+for a refresh, and how the sync worker gets the targets of an operation whose revision
+was never rendered. Which revision each source is rendered at, and which sources render
+nothing (a multi-source app's reference-only `ref` source), is the engine's
+`source_plan`. Then, for every source in order:
+
+1. Type. A source that declares a type Sluice cannot render yet (Helm, a plugin) is
+   refused before anything touches Git, naming the field. Renderers are one table by
+   source type (`RENDERERS`: plain directories and Kustomize), so a new one is one entry.
+   A source that declares nothing is typed by the files at source.path once the commit is
+   known (a kustomization.yaml makes it Kustomize, a Chart.yaml Helm, which is refused by
+   name), as Argo CD discovers it.
+2. Revision. The revision asked for (an operation's, else the source's targetRevision)
+   becomes a commit: a full SHA already is one; anything else is matched against the
+   repository's listing, from the refs cache unless `force`, else from a fresh ls-remote
+   that then replaces the cached listing. What a listing cannot answer (a short SHA,
+   `refs/pull/...`, a name that does not exist) goes to `Repositories.resolve`, which
+   knows those rules and words the error.
+3. Manifests. The cache entry for (repo, commit, source hash) unless `force`; on a miss
+   the source is rendered at that commit, parsed by the engine's manifest loader
+   (`app.engine.manifests`) and cached, with the files the walk skipped and why.
+
+A reference-only source is resolved but renders nothing; its (empty) render is cached
+like any other, so a reader finds an entry for every source at every revision it was
+told about.
+
+Every failure a user can fix (repository, revision, path, file) is a ManifestsError whose
+text names the app, the source field and the file, with credentials redacted; one that
+may pass by itself (a network failure) says so in `transient`. Anything else (Redis or
+NATS unavailable) is not the user's to fix and propagates, so the message is redelivered.
+"""
+
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from app import log
+from app.engine.manifests import load_manifests
+from app.engine.redact import redact_text
+from app.engine.source_plan import SourcePlan, plan_sources
+from app.metrics import RENDER_DURATION
+from app.model.application import Application, ApplicationSource
+from app.model.errors import SpecError
+from app.model.resource import KubeObject
+from app.repo.errors import RenderError, RepoError
+from app.repo.kustomize import build_kustomize
+from app.repo.refs import RefListing
+from app.repo.results import ResolvedRevision
+from app.repo.revisions import is_full_sha, match_revision, normalize_revision
+from app.repo.sourcehash import source_hash
+from app.repo.sourcetype import SourceType, explicit_type
+from app.runtime.runtime import Runtime
+from app.store.manifests import ManifestKey, RenderedManifests
+from app.store.refs import RefsCache
+
+logger = log.get("manifests")
+
+MAX_ERROR_CHARS = 4000
+"""Longest error text handed on (it travels in a message and lands in a condition)."""
+MAX_SKIPPED_LISTED = 50
+"""Skipped files named in a log event and kept with a cached render."""
+
+
+class ManifestsError(Exception):
+    """The app's manifests cannot be produced; the text says which app, field and file."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        text = redact_text(message)
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[: MAX_ERROR_CHARS - 1] + "…"
+        super().__init__(text)
+        self.message = text
+        self.transient = transient
+        """True when retrying later may succeed without any change (network, timeouts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceManifests:
+    """One source's part: the commit it resolved to and what it rendered."""
+
+    field: str
+    """The source as messages name it: `spec.source` or `spec.sources[i]`."""
+    source: ApplicationSource
+    commit: str
+    resolved: str
+    """How the revision was resolved, for people: "branch main", "commit 1a2b…"."""
+    rendered: RenderedManifests
+    cached: bool
+    """True if read from the manifest cache, False if rendered by this call."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppManifests:
+    """Every source's manifests, in source order. Objects are shared: treat as read-only."""
+
+    sources: tuple[SourceManifests, ...]
+
+    @property
+    def revisions(self) -> tuple[str, ...]:
+        """One commit per source, as ManifestsReady and `status.sync.revisions` carry them."""
+        return tuple(s.commit for s in self.sources)
+
+    @property
+    def manifests(self) -> list[KubeObject]:
+        """All target objects, source by source (a later source's object wins on a clash)."""
+        return [obj for s in self.sources for obj in s.rendered.manifests]
+
+    @property
+    def source_types(self) -> tuple[str, ...]:
+        return tuple(s.rendered.source_type for s in self.sources)
+
+    @property
+    def rendered(self) -> int:
+        """How many sources this call rendered (the rest came from the cache)."""
+        return sum(1 for s in self.sources if not s.cached)
+
+
+Renderer = Callable[[Runtime, ApplicationSource, str, str], Awaitable[RenderedManifests]]
+"""Renders `source` at a resolved commit; `field` names the source in errors."""
+
+
+async def _render_directory(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    render = await rt.repos.render_directory(source, commit, field=field)
+    try:
+        manifests = load_manifests(render.files)
+    except SpecError as e:
+        raise RenderError(
+            f"{field}.path: {e} (in {render.repo} at {commit[:12]}); fix the file in Git"
+        ) from None
+    skipped = [{"path": s.path, "reason": s.reason} for s in render.skipped[:MAX_SKIPPED_LISTED]]
+    extra = {"skipped": skipped, "skipped_total": len(render.skipped)} if skipped else {}
+    return RenderedManifests(manifests, SourceType.DIRECTORY.value, extra)
+
+
+async def _render_kustomize(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    build = await build_kustomize(rt.repos, source, commit, field=field)
+    if build.ignored:
+        logger.info(
+            "render.kustomize_overrides_ignored",
+            field=field,
+            commit=commit,
+            ignored=list(build.ignored),
+            reason="these fields only reach Helm inflation, which Sluice never enables, "
+            "or are unknown to this version",
+        )
+    try:
+        manifests = load_manifests([(f"{build.kustomization} (kustomize build)", build.output)])
+    except SpecError as e:
+        raise RenderError(f"{field}.path: {e} (at {commit[:12]})") from None
+    return RenderedManifests(manifests, SourceType.KUSTOMIZE.value, {"tool": build.tool})
+
+
+async def _render_reference(
+    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str
+) -> RenderedManifests:
+    """A reference-only source renders nothing; its empty entry keeps every source cached."""
+    return RenderedManifests([], "", {"reference": True})
+
+
+RENDERERS: Mapping[SourceType, Renderer] = {
+    SourceType.DIRECTORY: _render_directory,
+    SourceType.KUSTOMIZE: _render_kustomize,
+}
+"""How each source type is rendered; a type missing here is refused by name."""
+
+_BLOCKS = {
+    SourceType.HELM: "chart or helm",
+    SourceType.KUSTOMIZE: "kustomize",
+    SourceType.PLUGIN: "plugin",
+}
+
+
+_UNSUPPORTED = (
+    "Sluice renders plain directories of YAML/JSON and Kustomize for now: commit the "
+    "rendered manifests to a directory and point the source at it"
+)
+
+
+def _renderer(source: ApplicationSource, field: str) -> Renderer:
+    declared = explicit_type(source, field=field)
+    if declared is None:
+        return _render_discovered
+    renderer = RENDERERS.get(declared)
+    if renderer is None:
+        raise RenderError(
+            f"{field}: a {declared.value} source (its {_BLOCKS.get(declared, '')} field is "
+            f"set); {_UNSUPPORTED}"
+        )
+    return renderer
+
+
+async def _render_discovered(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str
+) -> RenderedManifests:
+    """A source that declares no type, rendered as its files at `commit` say it is."""
+    discovered = await rt.repos.source_type_at(source, commit, field=field)
+    renderer = RENDERERS.get(discovered)
+    if renderer is None:
+        raise RenderError(
+            f"{field}: {source.path or '/'!r} is a {discovered.value} source; {_UNSUPPORTED}"
+        )
+    return await renderer(rt, source, commit, field)
+
+
+async def _resolve(
+    rt: Runtime, refs: RefsCache, source: ApplicationSource, wanted: str, field: str, *, force: bool
+) -> ResolvedRevision:
+    revision = normalize_revision(wanted)
+    if is_full_sha(revision):
+        commit = revision.lower()
+        return ResolvedRevision(revision, commit, "", f"commit {commit}")
+    url = source.repo_url
+    if not force:
+        cached = await refs.get(url)
+        if cached is not None:
+            hit = match_revision(RefListing(cached.refs, cached.head), revision)
+            if hit is not None:
+                return ResolvedRevision(revision, hit.commit, hit.ref, hit.reason)
+    listing = await rt.repos.list_refs(url, field=field)
+    await refs.put(url, listing.refs, listing.head)
+    match = match_revision(listing, revision)
+    if match is not None:
+        return ResolvedRevision(revision, match.commit, match.ref, match.reason)
+    return await rt.repos.resolve(url, revision, field=field)
+
+
+async def _source_manifests(
+    rt: Runtime, refs: RefsCache, plan: SourcePlan, *, force: bool, fresh_refs: bool
+) -> SourceManifests:
+    source, field = plan.source, plan.field
+    renderer = _renderer(source, field) if plan.renders else _render_reference
+    resolved = await _resolve(rt, refs, source, plan.revision, field, force=force or fresh_refs)
+    commit = resolved.commit
+    key = ManifestKey(source.repo_url, commit, source_hash(source))
+    if not force:
+        hit = await rt.manifests.get(key)
+        if hit is not None:
+            return SourceManifests(field, source, commit, resolved.reason, hit, True)
+    started = time.perf_counter()
+    rendered = await renderer(rt, source, commit, field)
+    RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
+        time.perf_counter() - started
+    )
+    if not await rt.manifests.put(key, rendered):
+        raise RenderError(
+            f"{field}: the {len(rendered.manifests)} objects rendered at {commit[:12]} are larger "
+            "than one manifest cache entry may be; split the application into smaller ones"
+        )
+    return SourceManifests(field, source, commit, resolved.reason, rendered, False)
+
+
+async def manifests_for(
+    rt: Runtime,
+    app: Application,
+    revisions: Sequence[str] | None = None,
+    *,
+    force: bool = False,
+    fresh_refs: bool = False,
+) -> AppManifests:
+    """The app's manifests: at `revisions` (one per source; "" or missing: targetRevision),
+    or at every source's targetRevision when None. `force` bypasses the refs and manifest
+    caches (a hard refresh); `fresh_refs` only the refs cache (a sync resolves branch and
+    tag names as they are now). ManifestsError names what the user has to fix."""
+    who = f"{app.namespace}/{app.name}"
+    try:
+        plans = plan_sources(app.spec, revisions)
+    except SpecError as e:
+        raise ManifestsError(f"Application {who}: {e}") from None
+    refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
+    parts = []
+    for plan in plans:
+        field = plan.field
+        try:
+            part = await _source_manifests(rt, refs, plan, force=force, fresh_refs=fresh_refs)
+        except RepoError as e:
+            text = str(e) if str(e).startswith(field) else f"{field}: {e}"
+            raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None
+        skipped = part.rendered.extra.get("skipped")
+        if skipped and not part.cached:
+            logger.warning(
+                "render.files_skipped",
+                app=who,
+                field=field,
+                commit=part.commit,
+                skipped=part.rendered.extra.get("skipped_total", len(skipped)),
+                files=skipped,
+            )
+        parts.append(part)
+    return AppManifests(tuple(parts))

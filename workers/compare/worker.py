@@ -1,0 +1,522 @@
+"""The compare worker: the `refresh` router and the `compare` stage (docs/pipeline.md).
+
+`refresh` takes RefreshRequests and routes them: `nothing` and `recent` need no Git, so
+they go straight to the compare stage as ManifestsReady with no revisions ("the last
+compared ones"); `latest` and `force` go to the render worker, which answers on the
+compare channel once the manifests are cached.
+
+`compare` is the only place a comparison runs, one per app at a time across replicas.
+One run reads top to bottom:
+
+1. the app (gone: nothing to do), its place in line (`begin_comparison`), the stored
+   status and operation, and the stage's marks (`app.store.compare_marks`);
+2. the targets: the cached render at the message's revisions, or at the last compared
+   ones; a miss asks for a render instead; a render error goes through the
+   repository-error grace period (SEMANTICS §7) and may leave the status untouched;
+3. the live objects: a COLD cache is never compared (the work comes back in a second);
+4. the project (its refusals make the app Unknown), the destination cluster's kinds,
+   then `app.engine.compare`;
+5. the project's sync windows (`app.engine.sync_windows`), the auto-sync decision and the
+   status (`app.engine.autosync`, `app.engine.appstatus`), written only forward; if it
+   landed: events for what changed, the Application's status, and the decision carried
+   out (an operation started, a self-heal or sync-window re-check scheduled, a skip
+   announced when its reason changed);
+6. the next periodic resync (a newer timer replaces the older).
+
+The system settings in force (`rt.system`, argocd-cm) shape every comparison (none runs
+before they are read); when they change, every registered app is asked for a `recent`
+comparison, so health and sync status follow the new health checks and ignore rules
+without waiting for a resync. When this process's registry of destination clusters
+changes (a cluster Secret added, edited or deleted), the apps deploying to that cluster
+are asked for a `latest` comparison, so they find the cluster or report it gone at once.
+"""
+
+import asyncio
+import datetime as dt
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app import log
+from app.bus import events, schedules
+from app.bus.consumer import ConsumerSettings
+from app.bus.errors import Retry
+from app.bus.messages import (
+    COMPARE,
+    REFRESH,
+    RENDER,
+    ManifestsReady,
+    RefreshRequest,
+    RenderRequest,
+)
+from app.bus.publish import publish
+from app.bus.subjects import AppRef, EventType
+from app.cluster import ClusterError, Unavailable
+from app.engine.appstatus import (
+    ComparisonSummary,
+    StatusInput,
+    comparison_status,
+    spec_problems,
+    summarize,
+    transitions,
+)
+from app.engine.autosync import (
+    AutoSyncDecision,
+    AutoSyncOutcome,
+    ComparedState,
+    RecheckCause,
+    decide_auto_sync,
+)
+from app.engine.backoff import SelfHealBackoff
+from app.engine.compare import compare, unknown_comparison
+from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
+from app.engine.levels import repo_error_verdict, resync_delay
+from app.engine.sync_windows import SyncWindowVerdict, evaluate
+from app.engine.system_settings import SystemSettings
+from app.model.application import Application
+from app.model.project import AppProject
+from app.model.resource import KubeObject
+from app.model.status import ApplicationStatus
+from app.model.sync import HookType, RefreshLevel
+from app.runtime import app_patches
+from app.runtime.clusters import ClusterChange, UnknownDestination
+from app.runtime.operations import start_operation
+from app.runtime.runtime import Runtime
+from app.runtime.stage import Stage
+from app.store.coalescing import Pending
+from app.store.compare_marks import CompareMarks, CompareMarksStore
+from app.store.status import ComparisonStart
+from workers.compare.inputs import DestinationScopes, NotCached, read_targets
+from workers.compare.memo import ComparisonMemo, Remembered, fingerprint
+from workers.compare.status_writer import StatusWriter
+
+logger = log.get("compare")
+
+COLD_RETRY_SECONDS = 1.0
+"""How soon a comparison that found the live cache COLD (or the system settings not yet
+read) is tried again."""
+UNAVAILABLE_RETRY_SECONDS = 5.0
+"""How soon a comparison whose destination cluster did not answer discovery is tried again."""
+SETTINGS_REFRESH_CONCURRENCY = 64
+"""Refreshes published at once when the system settings change."""
+
+
+def _level(message: RefreshRequest) -> int:
+    return int(message.level)
+
+
+def _precedence(message: ManifestsReady) -> int:
+    """How manifests-ready messages coalesce: a render outcome (revisions or an error) beats
+    "use the last known revisions", and among render outcomes the newest wins (renders of an
+    app are serialized, so the newest is the latest resolution), whatever its level."""
+    return 1 if message.revisions or message.error else 0
+
+
+def _rfc3339(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _stored_revisions(previous: ApplicationStatus | None) -> tuple[str, ...]:
+    """The revisions of the last stored comparison (none if it had none)."""
+    if previous is None:
+        return ()
+    sync = previous.sync
+    if sync.revisions:
+        return tuple(sync.revisions)
+    return (sync.revision,) if sync.revision else ()
+
+
+@dataclass
+class _Run:
+    """One comparison in progress: what it read, and the marks it will leave."""
+
+    ref: AppRef
+    app: Application
+    invalid: str
+    """Why the Application's resource no longer parses (the last version that did is `app`)."""
+    message: ManifestsReady
+    start: ComparisonStart
+    now: dt.datetime
+    log: Any
+    marks_after: CompareMarks
+    project: AppProject | None = None
+    """The app's project, once the comparison has read it."""
+
+    @property
+    def marks(self) -> CompareMarks:
+        """The marks as the comparison found them."""
+        return self.start.marks
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """What the comparison found, ready to become a status."""
+
+    summary: ComparisonSummary
+    revisions: tuple[str, ...]
+    source_types: tuple[str, ...] = ()
+    invalid_spec: tuple[str, ...] = ()
+    deletion_hooks: frozenset[HookType] | None = None
+    """The PreDelete/PostDelete hook types of the manifests; None when they were not read."""
+
+
+class CompareWorker:
+    """The `refresh` and `compare` stages of one process."""
+
+    name = "compare"
+
+    def __init__(self, rt: Runtime, *, consumer: ConsumerSettings | None = None) -> None:
+        self._rt = rt
+        timing = rt.settings.timing
+        self._scopes = DestinationScopes(lambda: rt.system.compare)
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._memo = ComparisonMemo()
+        self._marks = CompareMarksStore(rt.redis)
+        self._writer = StatusWriter(rt.control_plane, timing.resync)
+        self._backoff = SelfHealBackoff(
+            timing.self_heal_timeout, timing.self_heal_factor, timing.self_heal_cap
+        )
+        self._refresh = Stage(rt, REFRESH, self.route, level=_level, consumer=consumer)
+        self._compare = Stage(rt, COMPARE, self.compare, level=_precedence, consumer=consumer)
+
+    async def start(self) -> None:
+        await self._compare.start()
+        await self._refresh.start()
+        self._unsubscribe = [
+            self._rt.system.subscribe(self._settings_changed),
+            self._rt.clusters.subscribe(self._cluster_changed),
+        ]
+
+    async def stop(self) -> None:
+        unsubscribe, self._unsubscribe = self._unsubscribe, []
+        for call in unsubscribe:
+            call()
+        await self._refresh.stop()
+        await self._compare.stop()
+
+    async def _settings_changed(self, _settings: SystemSettings) -> None:
+        """Compare every app again under the new system settings (last revisions)."""
+        rt = self._rt
+        refs = [AppRef(namespace, name) for namespace, name in await rt.apps.names()]
+        reason = f"system settings changed ({rt.system.origin} {rt.system.version or 'deleted'})"
+        await self._ask_refreshes(refs, RefreshLevel.RECENT, reason)
+        logger.info("compare.settings_changed", apps=len(refs), reason=reason, stage="refresh")
+
+    async def _cluster_changed(self, change: ClusterChange) -> None:
+        """Compare the apps deploying to a cluster that was registered, changed or went."""
+        rt = self._rt
+        if change.before is not None:
+            self._scopes.forget(change.before.cluster)
+        apps = [app for app in await rt.apps.all() if change.concerns(app.spec.destination)]
+        refs = [AppRef(app.namespace, app.name) for app in apps]
+        await self._ask_refreshes(refs, RefreshLevel.LATEST, change.what)
+        logger.info("compare.cluster_changed", apps=len(apps), reason=change.what, stage="refresh")
+
+    async def _ask_refreshes(self, refs: list[AppRef], level: RefreshLevel, reason: str) -> None:
+        """Publish a refresh of each app, SETTINGS_REFRESH_CONCURRENCY at a time."""
+        limit = asyncio.Semaphore(SETTINGS_REFRESH_CONCURRENCY)
+
+        async def refresh(ref: AppRef) -> None:
+            async with limit:
+                await publish(self._rt.bus, REFRESH, RefreshRequest(ref, level, reason))
+
+        await asyncio.gather(*(refresh(ref) for ref in refs))
+
+    # -- refresh stage -------------------------------------------------------------------
+
+    async def route(self, request: RefreshRequest, _pending: Pending) -> None:
+        """`nothing`/`recent`: compare at the last revisions; `latest`/`force`: render first."""
+        bus, ref, level = self._rt.bus, request.app, request.level
+        if level >= RefreshLevel.LATEST:
+            await publish(bus, RENDER, RenderRequest(ref, level, request.reason))
+        else:
+            await publish(bus, COMPARE, ManifestsReady(ref, level, ()))
+        logger.info(
+            "refresh.routed",
+            app=str(ref),
+            stage="refresh",
+            level=level.name.lower(),
+            reason=request.reason,
+            to="render" if level >= RefreshLevel.LATEST else "compare",
+        )
+
+    # -- compare stage -------------------------------------------------------------------
+
+    async def compare(self, message: ManifestsReady, _pending: Pending) -> None:
+        """Compare the app (the module docstring gives the order of things)."""
+        rt, ref = self._rt, message.app
+        log_ = logger.bind(app=str(ref), stage="compare", level=message.level.name.lower())
+        if rt.system.not_ready:
+            log_.info("compare.waiting", reason=rt.system.not_ready, retry_in_s=COLD_RETRY_SECONDS)
+            raise Retry(rt.system.not_ready, COLD_RETRY_SECONDS)
+        registered = await rt.apps.lookup(ref)
+        if registered is None:
+            log_.info("compare.dropped", reason="the Application is not registered (deleted?)")
+            return
+        app = registered.app
+        start = await rt.status.start_comparison(ref)
+        now = dt.datetime.now(dt.UTC)
+        run = _Run(
+            ref, app, registered.invalid, message, start, now, log_.bind(seq=start.seq), start.marks
+        )
+        verdict = await self._verdict(run)
+        if verdict is not None:
+            await self._conclude(run, verdict)
+
+    async def _verdict(self, run: _Run) -> _Verdict | None:
+        """The comparison's result; None when there is nothing to compare now."""
+        message = run.message
+        if message.error:
+            if await self._keep_on_repo_error(run):
+                return None
+            live = await self._live(run)
+            return _Verdict(self._unknown(run.app, live, message.error), ())
+        run.marks_after = run.marks.cleared_repo_error()
+        revisions = message.revisions or _stored_revisions(run.start.previous)
+        if not revisions:
+            await self._render(run, RefreshLevel.LATEST, "no comparison is stored yet")
+            return None
+        run.log = run.log.bind(revision=",".join(revisions))
+        live = await self._live(run)
+        return await self._compare_live(run, revisions, live)
+
+    async def _keep_on_repo_error(self, run: _Run) -> bool:
+        """Apply the repository-error grace period; True: leave the status as it is."""
+        verdict = repo_error_verdict(
+            run.marks.repo_error_time,
+            run.now,
+            run.message.level,
+            self._rt.settings.timing.repo_error_grace,
+        )
+        run.marks_after = run.marks.with_repo_error_since(verdict.first_seen)
+        if not verdict.keep_previous:
+            return False
+        await self._marks.save(run.ref, run.marks, run.marks_after)
+        await self._schedule_resync(run.ref, run.now)
+        run.log.info("compare.repo_error_kept", error=run.message.error, reason=verdict.reason)
+        return True
+
+    async def _live(self, run: _Run) -> list[KubeObject]:
+        """The app's live objects; Retry if the cache is COLD (never compare from it).
+
+        An app whose destination names no registered cluster has no live objects (nothing
+        watches it, so its cache never warms): its comparison reports the destination."""
+        try:
+            self._rt.clusters.resolve(run.app.spec.destination)
+        except UnknownDestination:
+            return []
+        snapshot = await self._rt.live.read(run.ref)
+        if not snapshot.warm:
+            run.log.info("compare.cold", reason=snapshot.reason, retry_in_s=COLD_RETRY_SECONDS)
+            raise Retry(f"live cache of {run.ref} is cold: {snapshot.reason}", COLD_RETRY_SECONDS)
+        return list(snapshot.objects.values())
+
+    async def _compare_live(
+        self, run: _Run, revisions: tuple[str, ...], live: list[KubeObject]
+    ) -> _Verdict | None:
+        """Check the spec against its project, then compare (or reuse an identical
+        comparison); None when a render must come first."""
+        rt, app = self._rt, run.app
+        project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
+        run.project = project
+        problems = (run.invalid,) if run.invalid else tuple(spec_problems(app, project))
+        if problems or project is None:
+            return _Verdict(self._unknown(app, live, "; ".join(problems)), revisions, (), problems)
+        try:
+            cluster = rt.clusters.resolve(app.spec.destination)
+            settings = await self._scopes.settings_for(cluster)
+        except UnknownDestination as e:
+            return _Verdict(self._unknown(app, live, str(e)), revisions)
+        except (Unavailable, TimeoutError) as e:
+            error = str(e) or "discovery timed out"
+            run.log.warning("compare.destination_unavailable", error=error)
+            raise Retry(
+                f"destination of {run.ref} unavailable: {error}", UNAVAILABLE_RETRY_SECONDS
+            ) from e
+        except ClusterError as e:
+            problem = f"cannot read the resource kinds of the destination cluster: {e}"
+            return _Verdict(self._unknown(app, live, problem), revisions)
+        server = rt.clusters.server_of(app.spec.destination)
+        memo_key = fingerprint(app, revisions, live, project, settings, server=server)
+        hard = run.message.level >= RefreshLevel.FORCE
+        reused = None if hard else self._memo.get(run.ref, memo_key)
+        if reused is not None:
+            return _Verdict(
+                reused.summary, revisions, reused.source_types, deletion_hooks=reused.deletion_hooks
+            )
+        targets = await read_targets(rt.manifests, app, revisions)
+        if isinstance(targets, NotCached):
+            return await self._not_cached(run, targets, revisions, live)
+        instance = rt.instance_name(app)
+        summary = summarize(
+            compare(app, targets.objects, live, project, settings, instance=instance, server=server)
+        )
+        types = tuple(targets.source_types)
+        hooks = deletion_hooks_of(targets.objects)
+        self._memo.put(run.ref, memo_key, Remembered(summary, types, hooks))
+        return _Verdict(summary, revisions, types, deletion_hooks=hooks)
+
+    async def _not_cached(
+        self, run: _Run, missing: NotCached, revisions: tuple[str, ...], live: list[KubeObject]
+    ) -> _Verdict | None:
+        """Ask for the render a comparison needs, or say why there will not be one."""
+        message = run.message
+        if not message.revisions:
+            await self._render(run, RefreshLevel.LATEST, f"{missing.what} is no longer cached")
+            return None
+        if message.level < RefreshLevel.FORCE:
+            why = f"{missing.what} is not in the manifest cache"
+            await self._render(run, RefreshLevel.FORCE, why)
+            return None
+        problem = (
+            f"{missing.what} is not in the manifest cache even after a forced render; "
+            "a render larger than the cache entry limit is never cached: make it smaller"
+        )
+        return _Verdict(self._unknown(run.app, live, problem), revisions)
+
+    def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
+        instance = self._rt.instance_name(app)
+        settings = self._rt.system.compare
+        server = self._rt.clusters.server_of(app.spec.destination)
+        return summarize(
+            unknown_comparison(app, live, problem, settings, instance=instance, server=server)
+        )
+
+    async def _conclude(self, run: _Run, verdict: _Verdict) -> None:
+        """Decide auto-sync, write the status forward, and act only if it landed."""
+        rt, app, summary = self._rt, run.app, verdict.summary
+        operation = run.start.operation
+        app.status.operation_state = operation.state if operation is not None else None
+        revisions = verdict.revisions
+        compared = ComparedState(
+            summary.sync_status, revisions[0] if revisions else "", summary.resources, revisions
+        )
+        decision = decide_auto_sync(
+            app, compared, run.now, self._backoff, windows=self._windows(run)
+        )
+        status = comparison_status(
+            app,
+            StatusInput(
+                summary=summary,
+                revisions=revisions,
+                reconciled_at=_rfc3339(run.now),
+                source_types=verdict.source_types,
+                sync_error=decision.sync_error,
+                invalid_spec=verdict.invalid_spec,
+            ),
+            run.start.previous,
+        )
+        await self._keep_hook_finalizers(run, verdict.deletion_hooks)
+        write = await rt.status.write_comparison(
+            run.ref, run.start.seq, status, replacing=run.start
+        )
+        if not write.written:
+            run.log.info(
+                "compare.superseded", newer_seq=write.seq, reason="a later comparison wrote first"
+            )
+            return
+        emitted = await self._emit_transitions(run.ref, write.previous, status)
+        written = await self._writer.write(
+            app, status, write.previous, run.marks_after, time.time()
+        )
+        started = await self._carry_out(run, decision, revisions)
+        marks_after = written.marks.with_reason(decision.reason)
+        await self._marks.save(run.ref, run.marks, marks_after)
+        await self._schedule_resync(run.ref, run.now)
+        run.log.info(
+            "compare.compared",
+            sync=status.sync.status.value,
+            health=status.health.status.value,
+            resources=len(status.resources),
+            conditions=[c.type for c in status.conditions],
+            events=emitted,
+            status_write=written.outcome,
+            status_write_reason=written.reason,
+            autosync=decision.outcome.value,
+            autosync_reason=decision.reason,
+            operation=started or (operation.id if operation is not None else ""),
+        )
+
+    def _windows(self, run: _Run) -> SyncWindowVerdict | None:
+        """The project's sync windows for an automated sync now (None: no project read)."""
+        if run.project is None:
+            return None
+        return evaluate(run.project, run.app, run.now, manual=False)
+
+    async def _keep_hook_finalizers(self, run: _Run, hooks: frozenset[HookType] | None) -> None:
+        """Give the Application the finalizers of the deletion hooks its manifests declare
+        (and take them off when none is left), before its status says it is synced, so a
+        deletion never skips them. Never while it is being deleted."""
+        app = run.app
+        if hooks is None or app.metadata.deletion_timestamp:
+            return
+        current = list(app.metadata.finalizers)
+        wanted = hook_finalizers(current, hooks)
+        if wanted is None:
+            return
+        obj = {"metadata": {"name": app.name, "namespace": app.namespace}}
+        written = await app_patches.replace_finalizers(self._rt.control_plane, obj, current, wanted)
+        run.log.info(
+            "compare.hook_finalizers",
+            finalizers=wanted,
+            hooks=sorted(t.value for t in hooks),
+            written=written,
+            reason="the manifests' PreDelete/PostDelete hooks run when the Application is deleted",
+        )
+
+    async def _emit_transitions(
+        self, ref: AppRef, previous: ApplicationStatus | None, status: ApplicationStatus
+    ) -> list[str]:
+        emitted = []
+        for change in transitions(previous, status):
+            event_type = EventType(change.transition.value)
+            await events.emit(self._rt.bus, ref, event_type, change.data, component="compare")
+            emitted.append(event_type.value)
+        return emitted
+
+    async def _carry_out(
+        self, run: _Run, decision: AutoSyncDecision, revisions: tuple[str, ...]
+    ) -> str:
+        """Act on the auto-sync decision; the id of the operation started, if one was."""
+        rt, ref = self._rt, run.ref
+        if decision.outcome is AutoSyncOutcome.START and decision.operation is not None:
+            started = await start_operation(rt, run.app, decision.operation, reason=decision.reason)
+            if started is None:
+                run.log.info("autosync.refused", reason="another operation started first")
+            return started or ""
+        if decision.outcome is AutoSyncOutcome.RECHECK:
+            when = run.now + dt.timedelta(seconds=decision.recheck_after)
+            cause = decision.recheck_cause
+            timer = (
+                schedules.SYNC_WINDOW if cause is RecheckCause.SYNC_WINDOW else schedules.SELFHEAL
+            )
+            request = RefreshRequest(ref, decision.recheck_level, cause.value)
+            await schedules.schedule(rt.bus, timer, request, when)
+        if (
+            decision.outcome in (AutoSyncOutcome.SKIPPED, AutoSyncOutcome.RECHECK)
+            and decision.notable
+            and not run.marks.same_reason(decision.reason)
+        ):
+            data = {"reason": decision.reason, "revision": ", ".join(revisions)}
+            await events.emit(rt.bus, ref, EventType.AUTO_SYNC_SKIPPED, data, component="compare")
+        return ""
+
+    async def _render(self, run: _Run, level: RefreshLevel, reason: str) -> None:
+        await publish(self._rt.bus, RENDER, RenderRequest(run.ref, level, reason))
+        run.log.info("compare.render_requested", render_level=level.name.lower(), reason=reason)
+
+    async def _schedule_resync(self, ref: AppRef, now: dt.datetime) -> None:
+        timing = self._rt.settings.timing
+        delay = resync_delay(timing.resync, timing.resync_jitter, random.random)
+        if delay is None:
+            return
+        request = RefreshRequest(ref, RefreshLevel.LATEST, "resync")
+        await schedules.schedule(
+            self._rt.bus, schedules.RESYNC, request, now + dt.timedelta(seconds=delay)
+        )
+
+
+def build(runtime: Runtime) -> CompareWorker:
+    return CompareWorker(runtime)

@@ -1,0 +1,1 @@
+"""The Git poller (`worker`): refreshes the apps whose branch or tag moved."""

@@ -1,0 +1,1 @@
+"""The render worker (`worker`): an app's revisions resolved and their manifests cached."""

@@ -1,0 +1,405 @@
+"""What one cluster's watch produces, written and published in batches.
+
+Event handlers only record what changed (synchronously, in memory); one task per cluster
+writes it out. Whatever piled up while a batch was being written forms the next one, so
+a quiet cluster's change goes out at once and a busy one's in few round trips:
+
+1. apps gone: live cache marked COLD, tree deleted;
+2. apps to warm: `LiveCache.replace` with every object the app tracks, read from the
+   index at that moment (so it is never older than the changes recorded after it); an
+   app the directory does not know yet is left COLD (warmed when it becomes known);
+3. object changes of warm apps: one Redis pipeline, one HSET and one HDEL per app, on
+   the live cache (each object encoded once per batch however often it changed);
+4. refreshes of the changes written in 2-3 (a change recorded while they were in flight
+   waits for the next batch, so a comparison never runs before the live cache holds
+   what it was asked about): at most one per app per `refresh_window`, merged by level;
+   and, at most once per app per `wake_window`, for each changed app whose operation is
+   running, a SyncStep for its current step ("cluster changed") wakes a waiting step
+   (de-duplicated per step by the bus);
+5. resource trees of changed apps, at most once per app per `tree_interval`, one pipeline.
+
+A batch that fails (Redis or NATS unavailable) is kept and tried again after
+`retry_delay`; live writes whose outcome is unknown re-warm their apps from the index.
+"""
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import redis.exceptions
+from redis.typing import EncodableT, FieldT
+
+from app import log
+from app.bus.errors import BusError
+from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
+from app.bus.publish import publish
+from app.bus.subjects import AppRef
+from app.engine.refresh_triggers import RefreshAsk
+from app.engine.resource_tree import ResourceTree
+from app.model.resource import KubeObject, ResourceKey
+from app.model.sync import OperationPhase, RefreshLevel
+from app.runtime.runtime import Runtime
+from app.store import keys
+from app.store.errors import StoreError
+from app.store.livecache import MAX_OBJECT_BYTES
+from app.store.values import dumps
+from workers.watcher.cancellation import stop_if_cancelled
+from workers.watcher.settings import WatcherSettings
+
+logger = log.get("watcher.flusher", stage="watcher")
+
+FAILURES = (redis.exceptions.RedisError, OSError, TimeoutError, BusError, StoreError)
+PIPELINE_COMMANDS = 1000
+"""Commands sent per pipeline round trip."""
+RUNNING = {OperationPhase.RUNNING.value.encode(), OperationPhase.TERMINATING.value.encode()}
+WAKE_REASON = "cluster changed"
+
+
+class Sources(Protocol):
+    """What the flusher reads from the watch at the moment it writes."""
+
+    def tracked(self, ref: AppRef) -> list[KubeObject] | None:
+        """Every object the app tracks; None if the app is not known (yet)."""
+        ...
+
+    def tree(self, ref: AppRef) -> ResourceTree: ...
+
+
+@dataclass(slots=True)
+class _Pending:
+    level: RefreshLevel
+    reason: str
+    more: int = 0
+
+    def add(self, ask: RefreshAsk) -> None:
+        self.level = max(self.level, ask.level)
+        if ask.reason != self.reason:
+            self.more += 1
+
+    def absorb(self, later: "_Pending") -> None:
+        """Merge the asks that came after these (their reasons counted as more)."""
+        self.level = max(self.level, later.level)
+        self.more += later.more + (later.reason != self.reason)
+
+    @property
+    def text(self) -> str:
+        return f"{self.reason} (and {self.more} more changes)" if self.more else self.reason
+
+
+class Flusher:
+    def __init__(
+        self, rt: Runtime, settings: WatcherSettings, sources: Sources, *, cluster: str
+    ) -> None:
+        self._rt = rt
+        self._settings = settings
+        self._sources = sources
+        self._log = logger.bind(cluster=cluster)
+        self._wake = asyncio.Event()
+        self._limit = asyncio.Semaphore(settings.concurrency)
+        self.warmed: set[AppRef] = set()
+        """Apps whose live cache this leader completed; only their object changes are written."""
+        self._warming: set[AppRef] = set()
+        self._forgetting: set[AppRef] = set()
+        self._live: dict[AppRef, dict[ResourceKey, KubeObject | None]] = {}
+        self._asks: dict[AppRef, _Pending] = {}
+        self._wakes: set[AppRef] = set()
+        """Apps changed since their last wake-up check."""
+        self._trees: set[AppRef] = set()
+        self._last_refresh: dict[AppRef, float] = {}
+        self._last_wake: dict[AppRef, float] = {}
+        self._woken: dict[AppRef, tuple[str, int]] = {}
+        """The step last woken per app: waking it again is a no-op (the step moves on when
+        it runs, and the bus drops a repeat), so it is not published twice."""
+        self._last_tree: dict[AppRef, float] = {}
+
+    def warm(self, ref: AppRef) -> None:
+        """Install the app's complete live set (from the index) at the next batch."""
+        self._forgetting.discard(ref)
+        self._warming.add(ref)
+        self._trees.add(ref)
+        self._wake.set()
+
+    def object_changed(self, ref: AppRef, key: ResourceKey, obj: KubeObject | None) -> None:
+        """An object of a warm app changed (None: deleted)."""
+        self._live.setdefault(ref, {})[key] = obj
+        self._wake.set()
+
+    def ask(self, ref: AppRef, ask: RefreshAsk) -> None:
+        pending = self._asks.get(ref)
+        if pending is None:
+            self._asks[ref] = _Pending(ask.level, ask.reason)
+        else:
+            pending.add(ask)
+        self._wakes.add(ref)
+        self._wake.set()
+
+    def tree_changed(self, ref: AppRef) -> None:
+        self._trees.add(ref)
+        self._wake.set()
+
+    def forget(self, ref: AppRef) -> None:
+        """The app is gone or deploys elsewhere now: drop what is pending, mark it COLD."""
+        self.warmed.discard(ref)
+        self._warming.discard(ref)
+        self._live.pop(ref, None)
+        self._asks.pop(ref, None)
+        self._wakes.discard(ref)
+        self._trees.discard(ref)
+        self._last_refresh.pop(ref, None)
+        self._last_wake.pop(ref, None)
+        self._woken.pop(ref, None)
+        self._last_tree.pop(ref, None)
+        self._forgetting.add(ref)
+        self._wake.set()
+
+    async def cool(self, refs: Iterable[AppRef], reason: str) -> None:
+        """Mark apps COLD now (this leader starts or stops keeping their caches)."""
+        self.warmed.difference_update(refs)
+        await self._each(refs, lambda ref: self._rt.live.invalidate(ref, reason=reason))
+
+    async def run(self) -> None:
+        while True:
+            stop_if_cancelled()
+            delay = self._next_due(time.monotonic())
+            if delay is None or delay > 0:
+                try:
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
+                except TimeoutError:
+                    pass
+            self._wake.clear()
+            try:
+                await self._flush()
+            except FAILURES as e:
+                self._log.warning(
+                    "flush.failed",
+                    error=f"{type(e).__name__}: {e}",
+                    retry_in=self._settings.retry_delay,
+                )
+                await asyncio.sleep(self._settings.retry_delay)
+
+    def _next_due(self, now: float) -> float | None:
+        if self._forgetting or self._warming or self._live:
+            return 0.0
+        due = math.inf
+        window, interval = self._settings.refresh_window, self._settings.tree_interval
+        for ref in self._asks:
+            due = min(due, self._last_refresh.get(ref, -math.inf) + window)
+        for ref in self._wakes:
+            due = min(due, self._last_wake.get(ref, -math.inf) + self._settings.wake_window)
+        for ref in self._trees:
+            if ref in self.warmed:
+                due = min(due, self._last_tree.get(ref, -math.inf) + interval)
+        return None if due == math.inf else max(0.0, due - now)
+
+    async def _each(
+        self, refs: Iterable[AppRef], call: Callable[[AppRef], Awaitable[None]]
+    ) -> None:
+        """`call` for every app, a bounded number at a time; all finish before the first
+        failure is raised."""
+
+        async def bounded(ref: AppRef) -> None:
+            async with self._limit:
+                await call(ref)
+
+        outcomes = await asyncio.gather(*(bounded(ref) for ref in refs), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def _flush(self) -> None:
+        # Only the asks recorded before this batch's live writes may go out after them:
+        # a change recorded while they are in flight is written (and asked for) next time.
+        ready, self._asks = self._asks, {}
+        try:
+            await self._forget_apps()
+            await self._warm_apps()
+            await self._write_live()
+        except FAILURES:
+            self._keep(ready)
+            raise
+        now = time.monotonic()
+        await self._refresh(ready, now)
+        await self._write_trees(now)
+
+    def _keep(self, asks: dict[AppRef, _Pending]) -> None:
+        """Put asks back ahead of those recorded since."""
+        for ref, pending in asks.items():
+            later = self._asks.get(ref)
+            if later is not None:
+                pending.absorb(later)
+            self._asks[ref] = pending
+
+    async def _forget_apps(self) -> None:
+        refs, self._forgetting = self._forgetting, set()
+
+        async def forget(ref: AppRef) -> None:
+            await self._rt.live.invalidate(ref, reason="the Application is gone from this cluster")
+            await self._rt.tree.delete(ref)
+
+        try:
+            await self._each(refs, forget)
+        except FAILURES:
+            self._forgetting |= refs
+            raise
+
+    async def _warm_apps(self) -> None:
+        refs, self._warming = self._warming, set()
+        failed: list[AppRef] = []
+
+        async def warm(ref: AppRef) -> None:
+            self._live.pop(ref, None)
+            objects = self._sources.tracked(ref)
+            if objects is None:
+                return
+            self.warmed.add(ref)
+            try:
+                await self._rt.live.replace(ref, objects)
+            except StoreError as e:
+                self.warmed.discard(ref)
+                self._log.warning("live.unwarmable", app=str(ref), error=str(e))
+            except FAILURES:
+                self.warmed.discard(ref)
+                failed.append(ref)
+                raise
+            else:
+                self._log.debug("live.warm", app=str(ref), objects=len(objects))
+
+        try:
+            await self._each(refs, warm)
+        finally:
+            self._warming.update(failed)
+
+    async def _write_live(self) -> None:
+        batch = {ref: changes for ref, changes in self._live.items() if ref in self.warmed}
+        self._live = {}
+        commands = 0
+        unstorable: dict[AppRef, str] = {}
+        try:
+            pipe = self._rt.redis.pipeline(transaction=False)
+            for ref, changes in batch.items():
+                written: dict[FieldT, EncodableT] = {}
+                deleted: list[str] = []
+                for key, obj in changes.items():
+                    if obj is None:
+                        deleted.append(str(key))
+                        continue
+                    try:
+                        written[str(key)] = dumps(
+                            obj, what=f"live object {key}", limit=MAX_OBJECT_BYTES
+                        )
+                    except StoreError as e:
+                        unstorable[ref] = str(e)
+                if written:
+                    pipe.hset(keys.live(ref), mapping=written)
+                if deleted:
+                    pipe.hdel(keys.live(ref), *deleted)
+                commands += bool(written) + bool(deleted)
+                if commands >= PIPELINE_COMMANDS:
+                    await pipe.execute()
+                    commands = 0
+            await pipe.execute()
+        except FAILURES:
+            for ref in batch:
+                self.warmed.discard(ref)
+                self._warming.add(ref)
+            raise
+        for ref, reason in unstorable.items():
+            self.warmed.discard(ref)
+            await self._rt.live.invalidate(ref, reason=reason)
+
+    async def _refresh(self, ready: dict[AppRef, _Pending], now: float) -> None:
+        window = self._settings.refresh_window
+        due = {
+            ref: pending
+            for ref, pending in ready.items()
+            if now - self._last_refresh.get(ref, -math.inf) >= window
+        }
+        self._keep({ref: pending for ref, pending in ready.items() if ref not in due})
+        if due:
+            await self._send_refreshes(due, now)
+        await self._wake_operations(now)
+
+    async def _send_refreshes(self, asks: dict[AppRef, _Pending], now: float) -> None:
+        for ref in asks:
+            self._last_refresh[ref] = now
+        sent: set[AppRef] = set()
+
+        async def send(ref: AppRef) -> None:
+            pending = asks[ref]
+            await publish(self._rt.bus, REFRESH, RefreshRequest(ref, pending.level, pending.text))
+            sent.add(ref)
+            self._log.debug("refresh.requested", app=str(ref), level=pending.level.name.lower(),
+                            reason=pending.text)  # fmt: skip
+
+        try:
+            await self._each(asks, send)
+        except FAILURES:
+            self._keep({ref: pending for ref, pending in asks.items() if ref not in sent})
+            raise
+
+    async def _wake_operations(self, now: float) -> None:
+        window = self._settings.wake_window
+        refs = [r for r in self._wakes if now - self._last_wake.get(r, -math.inf) >= window]
+        if not refs:
+            return
+        self._wakes.difference_update(refs)
+        for ref in refs:
+            self._last_wake[ref] = now
+        try:
+            await self._wake_running(refs)
+        except FAILURES:
+            self._wakes.update(refs)
+            raise
+
+    async def _wake_running(self, refs: list[AppRef]) -> None:
+        async with self._rt.redis.pipeline(transaction=False) as pipe:
+            for ref in refs:
+                pipe.hmget(keys.operation(ref), "id", "step", "phase")
+            found = await pipe.execute()
+        steps: list[SyncStep] = []
+        for ref, (operation, step, phase) in zip(refs, found, strict=True):
+            if phase in RUNNING and operation and step is not None:
+                steps.append(SyncStep(ref, operation.decode(), int(step), WAKE_REASON))
+        by_ref = {
+            message.app: message
+            for message in steps
+            if self._woken.get(message.app) != (message.operation, message.step)
+        }
+
+        async def wake(ref: AppRef) -> None:
+            message = by_ref[ref]
+            await publish(self._rt.bus, SYNC, message)
+            self._woken[ref] = (message.operation, message.step)
+            self._log.debug("sync.woken", app=str(ref), operation=message.operation,
+                            step=message.step)  # fmt: skip
+
+        await self._each(by_ref, wake)
+
+    async def _write_trees(self, now: float) -> None:
+        interval = self._settings.tree_interval
+        due = [
+            ref
+            for ref in self._trees
+            if ref in self.warmed and now - self._last_tree.get(ref, -math.inf) >= interval
+        ]
+        if not due:
+            return
+        self._trees.difference_update(due)
+        trees = {ref: self._sources.tree(ref) for ref in due}
+        try:
+            refused = await self._rt.tree.save_many({ref: t.nodes for ref, t in trees.items()})
+        except FAILURES:
+            self._trees.update(due)
+            raise
+        for ref in due:
+            self._last_tree[ref] = now
+        for reason in refused:
+            self._log.warning("tree.unsaved", error=reason)
+        for ref, tree in trees.items():
+            if tree.omitted:
+                self._log.warning("tree.truncated", app=str(ref), omitted=tree.omitted,
+                                  kept=len(tree.nodes))  # fmt: skip
