@@ -17,12 +17,11 @@ from app.api.routes import Call, Route
 from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
-from app.localcluster.errors import ApiError as SelectorError
-from app.localcluster.selectors import parse_label_selector
 from app.model import application as model
 from app.model.annotations import RESOURCES_FINALIZER
 from app.model.application import Application
 from app.model.errors import SpecError
+from app.model.label_selector import SelectorError, parse_label_selector
 from app.model.meta import ObjectMeta
 from app.model.status import ApplicationStatus
 from app.store.status import StoredStatus
