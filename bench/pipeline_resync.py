@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from bench.support import status
 from bench.support.figures import Line, report

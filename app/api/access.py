@@ -15,11 +15,11 @@ from typing import Any
 
 from app.api.errors import BadRequest, Forbidden, NotFound
 from app.api.routes import Call
-from app.bus.subjects import AppRef
 from app.cluster.errors import NotFound as ClusterNotFound
 from app.engine import project as rules
 from app.model import project as project_model
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.runtime.clusters import UnknownDestination
 from app.runtime.runtime import Runtime

@@ -19,7 +19,7 @@ from app.bus import events, subjects
 from app.bus.connection import Bus
 from app.bus.errors import BusError
 from app.bus.events import EventFeed, StoredEvent
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 
 
 async def last_sequence(bus: Bus, app: AppRef) -> int:

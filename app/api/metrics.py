@@ -22,6 +22,7 @@ from app.bus import subjects
 from app.bus.subjects import Work
 from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.sync import OperationPhase, SyncStatusCode
 from app.runtime.runtime import Runtime
 
@@ -105,7 +106,7 @@ class Snapshot:
         names = await self._rt.apps.names()
         states: Tally[tuple[str, str]] = Tally()
         phases: Tally[str] = Tally()
-        refs = [_Ref(ns, name) for ns, name in names]
+        refs = [AppRef(ns, name) for ns, name in names]
         for start in range(0, len(refs), _READ_BATCH):
             batch = refs[start : start + _READ_BATCH]
             for stored in await asyncio.gather(*(self._rt.status.read_status(r) for r in batch)):
@@ -133,14 +134,6 @@ class Snapshot:
             QUEUE_PENDING.labels(name).set(info.num_pending or 0)
             QUEUE_ACK_PENDING.labels(name).set(info.num_ack_pending or 0)
             QUEUE_REDELIVERED.labels(name).set(info.num_redelivered or 0)
-
-
-class _Ref:
-    __slots__ = ("name", "namespace")
-
-    def __init__(self, namespace: str, name: str) -> None:
-        self.namespace = namespace
-        self.name = name
 
 
 def exposition() -> tuple[bytes, str]:

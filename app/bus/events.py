@@ -29,7 +29,8 @@ from app.bus.connection import Bus
 from app.bus.errors import BusError, MessageError
 from app.bus.messages import MAX_BYTES
 from app.bus.publish import MSG_ID
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
+from app.model.identity import AppRef
 
 logger = log.get("bus")
 
@@ -156,7 +157,7 @@ def _stored(subject: str, seq: int, data: bytes) -> StoredEvent:
     if len(parts) != 4:
         raise ValueError(f"not an event subject: {subject!r}")
     return StoredEvent(
-        seq, AppRef.from_token(parts[2]), EventType(parts[3]), CloudEvent.from_json(data)
+        seq, subjects.app_from_token(parts[2]), EventType(parts[3]), CloudEvent.from_json(data)
     )
 
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from app.bus.errors import MessageError
-from app.bus.subjects import AppRef, Work
+from app.bus.subjects import Work, app_token
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 
 VERSION = 1
@@ -87,7 +88,7 @@ class SyncStep:
     reason: str
 
     def dedup_id(self) -> str:
-        return f"sync:{self.app.token}:{self.operation}:{self.step}"
+        return f"sync:{app_token(self.app)}:{self.operation}:{self.step}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ class HookRequest:
     reason: str
 
     def dedup_id(self) -> str:
-        return f"hook:{self.app.token}:{self.operation}:{self.step}"
+        return f"hook:{app_token(self.app)}:{self.operation}:{self.step}"
 
 
 M = TypeVar("M", bound=Payload)

@@ -27,7 +27,8 @@ from app.bus import subjects
 from app.bus.connection import Bus
 from app.bus.errors import BusError
 from app.bus.messages import REFRESH, SYNC, Channel, M, encode
-from app.bus.subjects import AppRef, Purpose
+from app.bus.subjects import Purpose
+from app.model.identity import AppRef
 
 logger = log.get("bus")
 

@@ -19,8 +19,8 @@ separator or a wildcard (`.`, `*`, `>`).
 """
 
 import enum
-import re
-from dataclasses import dataclass
+
+from app.model.identity import AppRef
 
 PREFIX = "sluice"
 WORK_STREAM = "SLUICE_WORK"
@@ -69,60 +69,25 @@ class EventType(enum.Enum):
         return f"dev.sluice.{self.value}"
 
 
-_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
-_PART = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_NAME = re.compile(rf"{_PART}(\.{_PART})*")
-_NAME_MAX = 253
 _SEPARATOR = "~"
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class AppRef:
-    """An Application by namespace and name, both validated as Kubernetes names."""
+def app_token(app: AppRef) -> str:
+    """The app as one subject token: `<namespace>~<name with . as _>`."""
+    return f"{app.namespace}{_SEPARATOR}{app.name.replace('.', '_')}"
 
-    namespace: str
-    name: str
 
-    def __post_init__(self) -> None:
-        if not _NAMESPACE.fullmatch(self.namespace):
-            raise ValueError(
-                f"invalid Application namespace {self.namespace!r}: a namespace is at most "
-                "63 lowercase letters, digits and '-', starting and ending alphanumeric"
-            )
-        if len(self.name) > _NAME_MAX or not _NAME.fullmatch(self.name):
-            raise ValueError(
-                f"invalid Application name {self.name!r} in namespace {self.namespace}: a name "
-                "is at most 253 lowercase letters, digits, '-' and '.', each dot-separated "
-                "part starting and ending alphanumeric"
-            )
-
-    @classmethod
-    def parse(cls, text: str) -> "AppRef":
-        """`namespace/name` -> AppRef (ValueError says what is wrong)."""
-        namespace, sep, name = text.partition("/")
-        if not sep:
-            raise ValueError(f"invalid Application reference {text!r}: write it namespace/name")
-        return cls(namespace, name)
-
-    @property
-    def token(self) -> str:
-        """This app as one subject token: `<namespace>~<name with . as _>`."""
-        return f"{self.namespace}{_SEPARATOR}{self.name.replace('.', '_')}"
-
-    @classmethod
-    def from_token(cls, token: str) -> "AppRef":
-        namespace, sep, name = token.partition(_SEPARATOR)
-        if not sep or "." in name:
-            raise ValueError(f"invalid app token {token!r}: expected <namespace>~<name>")
-        return cls(namespace, name.replace("_", "."))
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
+def app_from_token(token: str) -> AppRef:
+    """The app a subject token names; ValueError for anything else."""
+    namespace, sep, name = token.partition(_SEPARATOR)
+    if not sep or "." in name:
+        raise ValueError(f"invalid app token {token!r}: expected <namespace>~<name>")
+    return AppRef(namespace, name.replace("_", "."))
 
 
 def work(kind: Work, app: AppRef) -> str:
     """`sluice.<kind>.<app>`"""
-    return f"{PREFIX}.{kind.value}.{app.token}"
+    return f"{PREFIX}.{kind.value}.{app_token(app)}"
 
 
 def work_filter(kind: Work) -> str:
@@ -132,17 +97,17 @@ def work_filter(kind: Work) -> str:
 
 def schedule(purpose: Purpose, app: AppRef) -> str:
     """`sluice.schedule.<purpose>.<app>`: holds at most one pending timer."""
-    return f"{PREFIX}.schedule.{purpose.value}.{app.token}"
+    return f"{PREFIX}.schedule.{purpose.value}.{app_token(app)}"
 
 
 def event(app: AppRef, event_type: EventType) -> str:
     """`sluice.events.<app>.<type>`"""
-    return f"{PREFIX}.events.{app.token}.{event_type.value}"
+    return f"{PREFIX}.events.{app_token(app)}.{event_type.value}"
 
 
 def events_filter(app: AppRef | None = None) -> str:
     """Every event, or every event of one app."""
-    return f"{PREFIX}.events.{app.token if app else '*'}.*"
+    return f"{PREFIX}.events.{app_token(app) if app else '*'}.*"
 
 
 def consumer(kind: Work) -> str:
@@ -163,4 +128,4 @@ def parse_work(subject: str) -> tuple[Work, AppRef]:
         kind = Work(parts[1])
     except ValueError:
         raise ValueError(f"not a work subject: {subject!r}") from None
-    return kind, AppRef.from_token(parts[2])
+    return kind, app_from_token(parts[2])

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 from app import examples
-from app.bus.subjects import AppRef
 from app.cli.output import warn
 from app.cli.stack import Stack, StackOptions
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime
 from app.runtime.system_settings import SettingsRefused

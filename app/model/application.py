@@ -7,6 +7,7 @@ from app.model import document
 from app.model.document import Document
 from app.model.duration import parse_duration
 from app.model.errors import SpecError
+from app.model.identity import AppRef
 from app.model.meta import ObjectMeta
 from app.model.operation import Operation
 from app.model.status import ApplicationStatus
@@ -225,6 +226,11 @@ class Application(Document):
     @property
     def namespace(self) -> str:
         return self.metadata.namespace
+
+    @property
+    def ref(self) -> AppRef:
+        """This app's identity (ValueError if its namespace or name is no Kubernetes name)."""
+        return AppRef(self.metadata.namespace, self.name)
 
     @classmethod
     def error_source(cls, data: Any) -> str:

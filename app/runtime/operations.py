@@ -20,8 +20,9 @@ from app.bus import events
 from app.bus.errors import BusError
 from app.bus.messages import SYNC, SyncStep
 from app.bus.publish import publish
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState, SyncOperation
 from app.model.sync import OperationPhase
 from app.runtime.runtime import Runtime

@@ -19,6 +19,7 @@ from app.bus import topology
 from app.bus.connection import Bus
 from app.cluster import Cluster, ClusterSettings, load_in_cluster, load_kubeconfig
 from app.engine.instance_names import instance_name
+from app.model.application import Application
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.runtime.cluster_secrets import ClusterSecretsSource
@@ -29,7 +30,6 @@ from app.store import connection as store_connection
 from app.store.apps import AppRegistry
 from app.store.connection import Redis
 from app.store.history import HistoryStore
-from app.store.keys import AppIdentity
 from app.store.livecache import LiveCache
 from app.store.manifests import ManifestCache, ManifestCacheSettings
 from app.store.operations import OperationStore
@@ -62,7 +62,7 @@ class Runtime:
     def control_plane(self) -> Cluster:
         return self.clusters.control_plane
 
-    def instance_name(self, app: AppIdentity) -> str:
+    def instance_name(self, app: Application) -> str:
         """The name `app` goes by on the objects it tracks (plain in the control namespace)."""
         return instance_name(
             app.namespace, app.name, control_namespace=self.settings.control_plane.namespace

@@ -19,8 +19,8 @@ from app import log
 from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.errors import Retry
 from app.bus.messages import Channel, M, decode, encode
-from app.bus.subjects import AppRef
 from app.metrics import RECONCILE_DURATION
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from app.store.coalescing import Coalescer, CoalesceSettings, Pending
 from app.store.errors import LeaseLost

@@ -12,10 +12,10 @@ is left alone, since the watcher's copy is the authority.
 
 from collections.abc import Sequence
 
+from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey, metadata
 from app.store import keys
 from app.store.connection import Redis
-from app.store.keys import AppIdentity
 from app.store.livecache import MAX_OBJECT_BYTES
 from app.store.values import dumps
 
@@ -48,7 +48,7 @@ class AppliedObjects:
     def __init__(self, redis: Redis) -> None:
         self._put = redis.register_script(_PUT_NEWER)
 
-    async def put_newer(self, app: AppIdentity, objects: Sequence[KubeObject]) -> int:
+    async def put_newer(self, app: AppRef, objects: Sequence[KubeObject]) -> int:
         """Write each object that is newer than the cached copy; how many were written.
 
         StoreError if an object is over the live cache's size limit (nothing is written).

@@ -16,10 +16,10 @@ from typing import Any
 
 from app import log
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.store import keys
 from app.store.connection import Redis
-from app.store.keys import AppIdentity
 from app.store.values import as_bytes, dumps, load_model
 
 logger = log.get("store")
@@ -100,15 +100,15 @@ class AppRegistry:
         data = dumps(doc, what=f"Application {name}", limit=MAX_APP_BYTES)
         spec_hash = hashlib.sha256(_canonical(doc["spec"]).encode()).hexdigest()
         outcome = int(
-            await self._put(keys=[keys.app(app), keys.APPS], args=[data, spec_hash, name])
+            await self._put(keys=[keys.app(app.ref), keys.APPS], args=[data, spec_hash, name])
         )
         return AppChange(created=outcome == 2, spec_changed=outcome >= 1)
 
-    async def get(self, ref: AppIdentity) -> Application | None:
+    async def get(self, ref: AppRef) -> Application | None:
         data = as_bytes(await self._redis.hget(keys.app(ref), "doc"))
         return load_model(Application, data, what=f"Application {ref.namespace}/{ref.name}")
 
-    async def lookup(self, ref: AppIdentity) -> Registered | None:
+    async def lookup(self, ref: AppRef) -> Registered | None:
         """The app with its validity, in one round trip; None if not registered."""
         doc, invalid = await self._redis.hmget(keys.app(ref), ["doc", "invalid"])
         app = load_model(Application, as_bytes(doc), what=f"Application {ref.namespace}/{ref.name}")
@@ -116,13 +116,13 @@ class AppRegistry:
             return None
         return Registered(app, (as_bytes(invalid) or b"").decode())
 
-    async def mark_invalid(self, ref: AppIdentity, problem: str) -> bool:
+    async def mark_invalid(self, ref: AppRef, problem: str) -> bool:
         """Record that the Application's resource stopped parsing (the last valid version
         stays); False if it was never registered, so there is nothing to mark."""
         marked = await self._mark_invalid(keys=[keys.app(ref)], args=[problem[:MAX_PROBLEM]])
         return bool(marked)
 
-    async def delete(self, ref: AppIdentity) -> bool:
+    async def delete(self, ref: AppRef) -> bool:
         """Forget an Application; False if it was not registered."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(keys.app(ref))
@@ -145,7 +145,7 @@ class AppRegistry:
         names = await self.names()
         if not names:
             return []
-        refs = [_Ref(namespace, name) for namespace, name in names]
+        refs = [AppRef(namespace, name) for namespace, name in names]
         async with self._redis.pipeline(transaction=False) as pipe:
             for ref in refs:
                 pipe.hget(keys.app(ref), "doc")
@@ -176,9 +176,3 @@ class AppRegistry:
 
     async def delete_project(self, namespace: str, name: str) -> None:
         await self._redis.delete(keys.project(namespace, name))
-
-
-@dataclass(frozen=True, slots=True)
-class _Ref:
-    namespace: str
-    name: str

@@ -50,10 +50,10 @@ from dataclasses import dataclass
 import redis.exceptions
 
 from app import log
+from app.model.identity import AppRef
 from app.store import keys
 from app.store.connection import Redis
 from app.store.errors import LeaseLost
-from app.store.keys import AppIdentity
 from app.store.leases import RENEW, new_token
 
 logger = log.get("store")
@@ -175,7 +175,7 @@ class Coalescer:
 
     async def run(
         self,
-        app: AppIdentity,
+        app: AppRef,
         level: int,
         payload: bytes,
         handle: Callable[[Pending], Awaitable[None]],

@@ -22,9 +22,9 @@ from dataclasses import dataclass, fields, replace
 
 from redis.typing import EncodableT, FieldT
 
+from app.model.identity import AppRef
 from app.store import keys
 from app.store.connection import Redis
-from app.store.keys import AppIdentity
 from app.store.values import Fields, field
 
 MAX_REASON_CHARS = 2000
@@ -93,11 +93,11 @@ class CompareMarksStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    async def read(self, app: AppIdentity) -> CompareMarks:
+    async def read(self, app: AppRef) -> CompareMarks:
         """The app's marks (all empty if none were kept, or they expired)."""
         return decode_marks(await self._redis.hgetall(keys.compare_marks(app)))
 
-    async def save(self, app: AppIdentity, before: CompareMarks, after: CompareMarks) -> bool:
+    async def save(self, app: AppRef, before: CompareMarks, after: CompareMarks) -> bool:
         """Store the fields of `after` that differ from `before`; False if none did."""
         after = after.with_reason(after.autosync_reason)
         changed: dict[FieldT, EncodableT] = {}

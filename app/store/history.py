@@ -8,10 +8,10 @@ continue where they were.
 
 from dataclasses import replace
 
+from app.model.identity import AppRef
 from app.model.operation import RevisionHistory
 from app.store import keys
 from app.store.connection import Redis
-from app.store.keys import AppIdentity
 from app.store.values import Fields, as_bytes, dump_model, load_model
 
 MAX_ENTRY_BYTES = 256 << 10
@@ -52,7 +52,7 @@ class HistoryStore:
         self._redis = redis
         self._append = redis.register_script(_APPEND)
 
-    async def append(self, app: AppIdentity, entry: RevisionHistory, limit: int) -> RevisionHistory:
+    async def append(self, app: AppRef, entry: RevisionHistory, limit: int) -> RevisionHistory:
         """Add `entry` with the next id, keep the newest `limit`; the entry as stored."""
         if limit < 0:
             raise ValueError(f"history limit must not be negative, got {limit}")
@@ -62,11 +62,11 @@ class HistoryStore:
         )
         return replace(entry, id=int(new_id))
 
-    async def load(self, app: AppIdentity) -> list[RevisionHistory]:
+    async def load(self, app: AppRef) -> list[RevisionHistory]:
         fields = await self._redis.hgetall(keys.history(app))
         return decode_history(fields, what=f"history of {app.namespace}/{app.name}")
 
-    async def restore(self, app: AppIdentity, entries: list[RevisionHistory]) -> None:
+    async def restore(self, app: AppRef, entries: list[RevisionHistory]) -> None:
         """Replace the stored history with `entries` (from Application.status.history)."""
         what = f"history entry of {app.namespace}/{app.name}"
         next_id = max((e.id for e in entries), default=-1) + 1

@@ -28,23 +28,14 @@ visible to anyone who can list keys).
 """
 
 import hashlib
-from typing import Protocol
+
+from app.model.identity import AppRef
 
 PREFIX = "sluice:"
 _MAX_PART = 253
 
 
-class AppIdentity(Protocol):
-    """Anything naming an Application: `app.bus.subjects.AppRef`, `app.model.Application`."""
-
-    @property
-    def namespace(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-
-def _app(app: AppIdentity) -> str:
+def _app(app: AppRef) -> str:
     for part, what in ((app.namespace, "namespace"), (app.name, "name")):
         if not part or len(part) > _MAX_PART or any(c in part for c in "/{}\n "):
             raise ValueError(
@@ -59,7 +50,7 @@ def _stage(stage: str) -> str:
     return stage
 
 
-def app(app: AppIdentity) -> str:
+def app(app: AppRef) -> str:
     return f"{PREFIX}app:{{{_app(app)}}}"
 
 
@@ -80,39 +71,39 @@ def repo_digest(repo_url: str) -> str:
     return hashlib.sha256(repo_url.encode()).hexdigest()[:32]
 
 
-def status(app: AppIdentity) -> str:
+def status(app: AppRef) -> str:
     return f"{PREFIX}status:{{{_app(app)}}}"
 
 
-def compare_seq(app: AppIdentity) -> str:
+def compare_seq(app: AppRef) -> str:
     return f"{PREFIX}compare-seq:{{{_app(app)}}}"
 
 
-def compare_marks(app: AppIdentity) -> str:
+def compare_marks(app: AppRef) -> str:
     return f"{PREFIX}compare-marks:{{{_app(app)}}}"
 
 
-def operation(app: AppIdentity) -> str:
+def operation(app: AppRef) -> str:
     return f"{PREFIX}operation:{{{_app(app)}}}"
 
 
-def history(app: AppIdentity) -> str:
+def history(app: AppRef) -> str:
     return f"{PREFIX}history:{{{_app(app)}}}"
 
 
-def history_seq(app: AppIdentity) -> str:
+def history_seq(app: AppRef) -> str:
     return f"{PREFIX}history-seq:{{{_app(app)}}}"
 
 
-def tree(app: AppIdentity) -> str:
+def tree(app: AppRef) -> str:
     return f"{PREFIX}tree:{{{_app(app)}}}"
 
 
-def live(app: AppIdentity) -> str:
+def live(app: AppRef) -> str:
     return f"{PREFIX}live:{{{_app(app)}}}"
 
 
-def live_warm(app: AppIdentity) -> str:
+def live_warm(app: AppRef) -> str:
     return f"{PREFIX}live-warm:{{{_app(app)}}}"
 
 
@@ -126,13 +117,13 @@ def lease(name: str) -> str:
     return f"{PREFIX}lease:{{{name}}}"
 
 
-def work_lease(stage: str, app: AppIdentity) -> str:
+def work_lease(stage: str, app: AppRef) -> str:
     return f"{PREFIX}lease:{{{_stage(stage)}:{_app(app)}}}"
 
 
-def pending(stage: str, app: AppIdentity) -> str:
+def pending(stage: str, app: AppRef) -> str:
     return f"{PREFIX}pending:{{{_stage(stage)}:{_app(app)}}}"
 
 
-def inflight(stage: str, app: AppIdentity) -> str:
+def inflight(stage: str, app: AppRef) -> str:
     return f"{PREFIX}inflight:{{{_stage(stage)}:{_app(app)}}}"

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app import log
+from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey
 from app.store import keys
 from app.store.connection import Redis
 from app.store.errors import StoreError
-from app.store.keys import AppIdentity
 from app.store.values import dumps
 
 logger = log.get("store")
@@ -61,12 +61,12 @@ class LiveCache:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    def _encode(self, app: AppIdentity, obj: KubeObject) -> tuple[str, bytes]:
+    def _encode(self, app: AppRef, obj: KubeObject) -> tuple[str, bytes]:
         key = ResourceKey.of(obj)
         what = f"live object {key} of {app.namespace}/{app.name}"
         return _field(key), dumps(obj, what=what, limit=MAX_OBJECT_BYTES)
 
-    async def replace(self, app: AppIdentity, objects: Iterable[KubeObject]) -> None:
+    async def replace(self, app: AppRef, objects: Iterable[KubeObject]) -> None:
         """Install the app's complete live set and mark it WARM, atomically."""
         try:
             encoded = dict(self._encode(app, obj) for obj in objects)
@@ -82,7 +82,7 @@ class LiveCache:
             await pipe.execute()
         logger.debug("live.replaced", app=f"{app.namespace}/{app.name}", objects=len(encoded))
 
-    async def put(self, app: AppIdentity, obj: KubeObject) -> None:
+    async def put(self, app: AppRef, obj: KubeObject) -> None:
         """Record an added or modified object."""
         try:
             name, data = self._encode(app, obj)
@@ -91,16 +91,16 @@ class LiveCache:
             raise
         await self._redis.hset(keys.live(app), name, data)
 
-    async def delete(self, app: AppIdentity, key: ResourceKey) -> None:
+    async def delete(self, app: AppRef, key: ResourceKey) -> None:
         """Record a deleted object."""
         await self._redis.hdel(keys.live(app), _field(key))
 
-    async def invalidate(self, app: AppIdentity, *, reason: str) -> None:
+    async def invalidate(self, app: AppRef, *, reason: str) -> None:
         """Mark the app COLD until the next `replace`."""
         await self._redis.delete(keys.live_warm(app))
         logger.info("live.cold", app=f"{app.namespace}/{app.name}", reason=reason)
 
-    async def read(self, app: AppIdentity) -> LiveSnapshot:
+    async def read(self, app: AppRef) -> LiveSnapshot:
         """The app's live objects and whether they are complete."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(keys.live(app))

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app import log
+from app.model.identity import AppRef
 from app.model.operation import OperationState
 from app.store import keys
 from app.store.connection import Redis
-from app.store.keys import AppIdentity
 from app.store.values import Fields, as_bytes, dump_model, dumps, field, load_model
 
 logger = log.get("store")
@@ -157,7 +157,7 @@ def _check_id(operation_id: str) -> None:
         raise ValueError(f"operation id must be 1-{MAX_ID_LENGTH} characters: {operation_id!r}")
 
 
-def _name(app: AppIdentity) -> str:
+def _name(app: AppRef) -> str:
     return f"{app.namespace}/{app.name}"
 
 
@@ -169,14 +169,14 @@ class OperationStore:
         self._terminate = redis.register_script(_TERMINATE)
         self._finalized = redis.register_script(_FINALIZED)
 
-    async def load(self, app: AppIdentity) -> StoredOperation | None:
+    async def load(self, app: AppRef) -> StoredOperation | None:
         values = await self._redis.hmget(keys.operation(app), ["id", "step", "state"])
         fields: dict[bytes | str, bytes | str] = {
             k: v for k, v in zip(("id", "step", "state"), values, strict=True) if v
         }
         return decode_operation(fields, what=f"operation of {_name(app)}")
 
-    async def load_sync(self, app: AppIdentity) -> SyncRecord | None:
+    async def load_sync(self, app: AppRef) -> SyncRecord | None:
         """The id, step and sync engine state (no OperationState decoding); None if absent."""
         names = ["id", "step", "sync", "terminate", "finalized", "origin"]
         values = [as_bytes(v) for v in await self._redis.hmget(keys.operation(app), names)]
@@ -204,9 +204,7 @@ class OperationStore:
             int(origin) if origin else -1,
         )
 
-    async def begin(
-        self, app: AppIdentity, operation_id: str, state: OperationState
-    ) -> Begun | None:
+    async def begin(self, app: AppRef, operation_id: str, state: OperationState) -> Begun | None:
         """Start operation `operation_id`; None if another one is running."""
         _check_id(operation_id)
         name = _name(app)
@@ -228,7 +226,7 @@ class OperationStore:
 
     async def advance(
         self,
-        app: AppIdentity,
+        app: AppRef,
         operation_id: str,
         step: int,
         state: OperationState,
@@ -263,7 +261,7 @@ class OperationStore:
             return None
         return Landed(terminate=landed == 2)
 
-    async def request_termination(self, app: AppIdentity) -> OperationRef | None:
+    async def request_termination(self, app: AppRef) -> OperationRef | None:
         """Flag the running operation for termination; None if none is running."""
         reply = await self._terminate(keys=[keys.operation(app)])
         if not reply:
@@ -271,6 +269,6 @@ class OperationStore:
         op_id, step = (as_bytes(v) or b"" for v in reply)
         return OperationRef(op_id.decode(), int(step or b"0"))
 
-    async def mark_finalized(self, app: AppIdentity, operation_id: str) -> bool:
+    async def mark_finalized(self, app: AppRef, operation_id: str) -> bool:
         """Record that operation `operation_id`'s follow-up is done; False if it was replaced."""
         return bool(await self._finalized(keys=[keys.operation(app)], args=[operation_id]))

@@ -17,12 +17,12 @@ sourceType(s), summary. Operation state and history have their own writers
 from dataclasses import dataclass, replace
 
 from app import log
+from app.model.identity import AppRef
 from app.model.status import ApplicationStatus
 from app.store import keys
 from app.store.compare_marks import CompareMarks, decode_marks
 from app.store.connection import Redis
 from app.store.history import decode_history
-from app.store.keys import AppIdentity
 from app.store.operations import StoredOperation, decode_operation
 from app.store.values import as_bytes, dump_model, load_model
 
@@ -98,12 +98,12 @@ class StatusStore:
         self._begin = redis.register_script(_BEGIN)
         self._write = redis.register_script(_WRITE)
 
-    async def begin_comparison(self, app: AppIdentity) -> int:
+    async def begin_comparison(self, app: AppRef) -> int:
         """The sequence of a comparison starting now: greater than every earlier one."""
         seq = await self._begin(keys=[keys.compare_seq(app), keys.status(app)])
         return int(seq)
 
-    async def start_comparison(self, app: AppIdentity) -> ComparisonStart:
+    async def start_comparison(self, app: AppRef) -> ComparisonStart:
         """`begin_comparison` and the reads a comparison starts from, in one round trip.
 
         One transaction: the sequence is taken before the reads, so what they return is
@@ -127,7 +127,7 @@ class StatusStore:
 
     async def write_comparison(
         self,
-        app: AppIdentity,
+        app: AppRef,
         seq: int,
         status: ApplicationStatus,
         *,
@@ -156,7 +156,7 @@ class StatusStore:
         what = f"previous status of {app.namespace}/{app.name}"
         return StatusWrite(True, stored, load_model(ApplicationStatus, reply[2], what=what))
 
-    async def read_status(self, app: AppIdentity) -> StoredStatus | None:
+    async def read_status(self, app: AppRef) -> StoredStatus | None:
         """Comparison result, operation state and history together; None if never compared."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hmget(keys.status(app), ["seq", "status"])

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 from app import log
 from app.engine.resource_tree import InfoItem, NodeHealth, ResourceRef, TreeNode
+from app.model.identity import AppRef
 from app.store import keys
 from app.store.connection import Redis
 from app.store.errors import StoreError
-from app.store.keys import AppIdentity
 from app.store.values import dumps
 
 logger = log.get("store")
@@ -24,7 +24,7 @@ MAX_TREE_BYTES = 16 << 20
 __all__ = ["MAX_TREE_BYTES", "InfoItem", "NodeHealth", "ResourceRef", "TreeNode", "TreeStore"]
 
 
-def _encode(app: AppIdentity, nodes: list[TreeNode]) -> bytes:
+def _encode(app: AppRef, nodes: list[TreeNode]) -> bytes:
     what = f"resource tree of {app.namespace}/{app.name}"
     return dumps({"nodes": nodes}, what=what, limit=MAX_TREE_BYTES)
 
@@ -33,10 +33,10 @@ class TreeStore:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
 
-    async def save(self, app: AppIdentity, nodes: list[TreeNode]) -> None:
+    async def save(self, app: AppRef, nodes: list[TreeNode]) -> None:
         await self._redis.set(keys.tree(app), _encode(app, nodes))
 
-    async def save_many(self, trees: Mapping[AppIdentity, list[TreeNode]]) -> list[str]:
+    async def save_many(self, trees: Mapping[AppRef, list[TreeNode]]) -> list[str]:
         """Save several apps' trees in one round trip. A tree over the size limit is not
         written (the previous one stays); the reason for each is returned."""
         refused: list[str] = []
@@ -53,11 +53,11 @@ class TreeStore:
                 await pipe.execute()
         return refused
 
-    async def delete(self, app: AppIdentity) -> None:
+    async def delete(self, app: AppRef) -> None:
         """Forget the app's tree (the app is gone)."""
         await self._redis.delete(keys.tree(app))
 
-    async def load(self, app: AppIdentity) -> list[TreeNode] | None:
+    async def load(self, app: AppRef) -> list[TreeNode] | None:
         """The last tree saved; None if there is none (or it is unreadable)."""
         data = await self._redis.get(keys.tree(app))
         if data is None:

@@ -25,9 +25,9 @@ import aiohttp
 import yaml
 
 from app.bus.connection import NatsSettings
-from app.bus.subjects import AppRef
 from app.embedded.nats import NatsOptions, NatsServer
 from app.embedded.redis import RedisOptions, RedisServer
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from app.runtime.settings import ControlPlaneSettings, Settings
 from app.store.connection import RedisSettings

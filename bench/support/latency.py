@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from app import log
-from app.bus.subjects import AppRef
 from app.cli.stack import Stack, StackOptions
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from app.runtime.settings import TimingSettings
 from bench.support import status

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.store import keys
 from app.store.connection import Redis
 

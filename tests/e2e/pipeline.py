@@ -17,9 +17,10 @@ from typing import Any
 import yaml
 
 from app.bus import events, subjects
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.cluster import NotFound
 from app.localcluster.eventlog import Change
+from app.model.identity import AppRef
 from app.model.resource import KubeObject
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker

@@ -17,7 +17,7 @@ import pytest
 
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
 from tests.e2e.manifests import CONTROL, application, as_yaml, config_map, deployment, service

@@ -25,10 +25,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.bus.subjects import AppRef
 from app.engine.appstatus import ComparisonSummary
 from app.engine.compare import CompareSettings
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.resource import KubeObject, ResourceKey, metadata
 from app.model.sync import HookType

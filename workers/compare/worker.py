@@ -52,7 +52,7 @@ from app.bus.messages import (
     RenderRequest,
 )
 from app.bus.publish import publish
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.cluster import ClusterError, Unavailable
 from app.engine.appstatus import (
     ComparisonSummary,
@@ -76,6 +76,7 @@ from app.engine.levels import repo_error_verdict, resync_delay
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus

@@ -25,11 +25,11 @@ from redis.exceptions import RedisError
 from app import log
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.engine.polling import Moved, Resolved, first_moved, is_watched
 from app.engine.redact import redact_text
 from app.metrics import RECONCILE_DURATION
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.repo.errors import RepoError
 from app.repo.refs import RefListing

@@ -26,7 +26,7 @@ from app import log
 from app.bus import events, schedules
 from app.bus.messages import HOOK, SYNC, HookRequest, SyncStep
 from app.bus.publish import publish
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.engine.sync import (
     Action,
     Continue,
@@ -40,6 +40,7 @@ from app.engine.sync import (
 from app.engine.sync import Settings as EngineSettings
 from app.engine.sync.hook_events import hook_phase_changes
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from app.store.applied import AppliedObjects
 from workers.sync.finishing import finish, write_status

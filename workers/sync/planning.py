@@ -179,7 +179,7 @@ class Planner:
             got = await manifests_for(rt, _rendered_app(app, sync), revisions, fresh_refs=True)
         except ManifestsError as e:
             raise PlanRefused(e.message) from None
-        snapshot = await rt.live.read(app)
+        snapshot = await rt.live.read(app.ref)
         if not snapshot.warm:
             raise Retry(
                 f"live cache of {app.namespace}/{app.name} is cold ({snapshot.reason}); "

@@ -28,7 +28,6 @@ import contextlib
 from collections.abc import Callable
 
 from app import log
-from app.bus.subjects import AppRef
 from app.cluster import (
     Cluster,
     ClusterError,
@@ -42,6 +41,7 @@ from app.engine.refresh_triggers import object_change
 from app.engine.resource_tree import ResourceTree, resource_tree
 from app.engine.system_settings import SystemSettings
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.resource import GroupKind, KubeObject, metadata
 from app.runtime.runtime import Runtime
 from workers.watcher.directory import AppDirectory

@@ -34,7 +34,6 @@ from app import log
 from app.bus import schedules
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.cluster import ClusterError, EventType, Synced, WatchEvent
 from app.engine.app_conditions import INVALID_SPEC
 from app.engine.deletion_hooks import deletion_stage
@@ -51,6 +50,7 @@ from app.model import application, project
 from app.model.annotations import REFRESH as REFRESH_ANNOTATION
 from app.model.application import Application
 from app.model.errors import SpecError
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.resource import KubeObject, metadata
 from app.runtime import app_patches

@@ -30,7 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app import log
-from app.bus.subjects import AppRef
 from app.cluster import Cluster, ClusterError, Conflict, Preconditions, Propagation
 from app.engine.app_conditions import DELETION_ERROR
 from app.engine.cascade import cascade_step
@@ -45,6 +44,7 @@ from app.engine.exclusions import managed_kinds
 from app.engine.sync.options import Propagation as DeletePropagation
 from app.engine.sync.targets import SplitTargets, split_targets
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey, metadata
 from app.runtime import app_patches
 from app.runtime.manifests import ManifestsError, manifests_for

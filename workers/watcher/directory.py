@@ -9,12 +9,12 @@ appears, changes or goes, so it can warm or drop that app's live cache.
 from typing import Protocol
 
 from app import log
-from app.bus.subjects import AppRef
 from app.cluster import Cluster
 from app.engine.instance_names import tracking_name
 from app.engine.tracking import TrackingMethod
 from app.model.application import Application
 from app.model.errors import SpecError
+from app.model.identity import AppRef
 from app.runtime.clusters import ClusterRegistry, UnknownDestination
 
 logger = log.get("watcher.directory", stage="watcher")

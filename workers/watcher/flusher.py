@@ -36,9 +36,9 @@ from app import log
 from app.bus.errors import BusError
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.engine.refresh_triggers import RefreshAsk
 from app.engine.resource_tree import ResourceTree
+from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey
 from app.model.sync import OperationPhase, RefreshLevel
 from app.runtime.runtime import Runtime

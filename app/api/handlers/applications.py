@@ -37,7 +37,7 @@ async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[App
     for start in range(0, len(apps), _READ_BATCH):
         batch = apps[start : start + _READ_BATCH]
         found: list[StoredStatus | None] = await asyncio.gather(
-            *(call.rt.status.read_status(app) for app in batch)
+            *(call.rt.status.read_status(app.ref) for app in batch)
         )
         for app, stored in zip(batch, found, strict=True):
             app.status = stored.status if stored is not None else ApplicationStatus()

@@ -29,13 +29,13 @@ from app.api.shapes import (
 )
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.cluster.errors import UnknownKind
 from app.engine import project as rules
 from app.engine.history import RollbackError, rollback_operation
 from app.engine.sync_windows import evaluate
 from app.model.application import Application, Backoff, RetryStrategy
 from app.model.errors import SpecError
+from app.model.identity import AppRef
 from app.model.operation import (
     Operation,
     OperationInitiator,

@@ -27,7 +27,7 @@ from app.api.errors import BadRequest, Unavailable
 from app.api.routes import Call, Route
 from app.api.shapes import StreamQuery
 from app.bus.events import StoredEvent
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 
 logger = log.get("api")
 

@@ -40,10 +40,10 @@ from app.api.webhooks.pushes import Ignored
 from app.api.webhooks.settings import WebhookSettings
 from app.bus.errors import BusError
 from app.bus.messages import RefreshRequest
-from app.bus.subjects import AppRef
 from app.cluster.errors import ClusterError
 from app.engine.redact import redact_text
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 
 logger = log.get("webhook")

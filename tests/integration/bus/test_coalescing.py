@@ -21,8 +21,9 @@ from app.bus.connection import Bus, NatsSettings, connect
 from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.errors import Poison
 from app.bus.messages import REFRESH, RefreshRequest, encode
-from app.bus.subjects import AppRef, Work
+from app.bus.subjects import Work
 from app.bus.topology import TopologySettings
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.store.coalescing import Coalescer, CoalesceSettings, Pending
 from app.store.connection import Redis, RedisSettings

@@ -12,8 +12,8 @@ from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.errors import BusError, Poison, Retry
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.bus.topology import TopologySettings
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from tests.support.waiting import eventually
 

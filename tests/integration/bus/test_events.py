@@ -9,7 +9,8 @@ from app.bus import events, subjects
 from app.bus.connection import Bus
 from app.bus.errors import MessageError
 from app.bus.events import EventFeed, StoredEvent
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
+from app.model.identity import AppRef
 
 APP = AppRef("sluice", "guestbook")
 OTHER = AppRef("team-a", "web.frontend")

@@ -19,7 +19,7 @@ from app.bus.messages import (
     RenderRequest,
     SyncStep,
 )
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 
 APP = AppRef("sluice", "guestbook")

@@ -13,7 +13,8 @@ from app.bus.connection import Bus
 from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.schedules import RESYNC, SELFHEAL
-from app.bus.subjects import AppRef, Purpose
+from app.bus.subjects import Purpose
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 
 APP = AppRef("sluice", "guestbook")

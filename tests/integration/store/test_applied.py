@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey
 from app.store.applied import AppliedObjects
 from app.store.connection import Redis

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.store import keys
 from app.store.compare_marks import MAX_REASON_CHARS, CompareMarks, CompareMarksStore
 from app.store.connection import Redis

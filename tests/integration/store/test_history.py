@@ -1,6 +1,6 @@
 """History ids count up from 0 as Argo CD's do; only the newest `limit` entries are kept."""
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.operation import RevisionHistory
 from app.store.connection import Redis
 from app.store.history import HistoryStore

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState, SyncOperation
 from app.model.sync import OperationPhase
 from app.store.connection import Redis

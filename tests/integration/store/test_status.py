@@ -3,9 +3,9 @@
 import asyncio
 import random
 
-from app.bus.subjects import AppRef
 from app.model.application import ApplicationDestination, ApplicationSource
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState, RevisionHistory, SyncOperation
 from app.model.status import AppHealthStatus, ApplicationStatus, ComparedTo, SyncStatus
 from app.model.sync import OperationPhase, SyncStatusCode

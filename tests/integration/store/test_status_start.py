@@ -1,6 +1,6 @@
 """`start_comparison`: a place in line and the state to compare from, in one round trip."""
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState
 from app.model.status import ApplicationStatus
 from app.model.sync import OperationPhase, SyncStatusCode

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.store import tree
 from app.store.connection import Redis
 from app.store.tree import TreeNode, TreeStore

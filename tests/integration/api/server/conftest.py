@@ -15,8 +15,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from app.api.server import build_app
 from app.api.settings import ApiSettings
 from app.api.tokens import Principal, Token, TokenSet, digest
-from app.bus.subjects import AppRef
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.runtime.runtime import Runtime
 

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
-from app.bus.subjects import AppRef
 from app.cluster.errors import NotFound
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
     ADMIN,

@@ -1,9 +1,9 @@
 """AppProject CRUD, health endpoints and Prometheus metrics."""
 
 from app.api.metrics import REGISTRY
-from app.bus.subjects import AppRef
 from app.metrics import RECONCILE_DURATION
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime

@@ -6,7 +6,8 @@ import json
 from aiohttp import ClientResponse
 
 from app.bus.events import emit
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import TEAM_A, Client, application, auth, seed_app
 

@@ -3,8 +3,9 @@
 from typing import Any
 
 from app.bus.events import emit
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.engine.redact import MASK
+from app.model.identity import AppRef
 from app.model.operation import RevisionHistory
 from app.model.status import ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode

@@ -16,7 +16,6 @@ from app.api.webhooks import (
 from app.bus import subjects
 from app.bus.connection import Bus
 from app.bus.messages import REFRESH, RefreshRequest, decode
-from app.bus.subjects import AppRef
 from app.model.application import Application
 
 
@@ -63,7 +62,7 @@ async def refreshes(bus: Bus) -> dict[str, tuple[int, RefreshRequest]]:
     )
     found: dict[str, tuple[int, RefreshRequest]] = {}
     for subject, count in (info.state.subjects or {}).items():
-        app = AppRef.from_token(subject.split(".")[2])
+        app = subjects.app_from_token(subject.split(".")[2])
         last = await bus.js.get_last_msg(subjects.WORK_STREAM, subject)
         assert last.data is not None
         found[app.name] = (count, decode(REFRESH, last.data))

@@ -25,10 +25,10 @@ from app.bus.connection import Bus
 from app.bus.consumer import ConsumerSettings
 from app.bus.events import CloudEvent
 from app.bus.messages import Channel, M, ManifestsReady, decode
-from app.bus.subjects import AppRef
 from app.cluster import ApplyMode, Conflict
 from app.engine.tracking import place_target, set_tracking
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.resource import KubeObject
 from app.model.sync import RefreshLevel
 from app.repo.sourcehash import source_hash

@@ -3,7 +3,7 @@
 import asyncio
 
 from app.bus.messages import COMPARE, ManifestsReady, decode, encode
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.store.coalescing import Coalescer, Pending
 from app.store.connection import Redis

@@ -3,9 +3,9 @@ Healthy, and drift on it is reported OutOfSync without selfHeal."""
 
 from typing import Any
 
-from app.bus.subjects import AppRef
 from app.metrics import REGISTRY
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker

@@ -5,12 +5,12 @@ from typing import Any
 
 import pytest
 
-from app.bus.subjects import AppRef
 from app.engine.appstatus import ComparisonSummary
 from app.engine.compare import CompareSettings
 from app.engine.health import AppHealth
 from app.model.application import Application
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.sync import RefreshLevel, SyncStatusCode
 from app.repo.sourcehash import source_hash

@@ -21,8 +21,8 @@ from app.bus.connection import Bus
 from app.bus.consumer import ConsumerSettings
 from app.bus.messages import COMPARE, RENDER, Channel, M, ManifestsReady, RenderRequest, decode
 from app.bus.publish import publish
-from app.bus.subjects import AppRef
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings

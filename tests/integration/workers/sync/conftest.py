@@ -23,11 +23,12 @@ import pytest
 from app.bus import events, subjects
 from app.bus.consumer import ConsumerSettings
 from app.bus.messages import REFRESH, RefreshRequest, decode
-from app.bus.subjects import AppRef, EventType, Work
+from app.bus.subjects import EventType, Work
 from app.cluster import Conflict
 from app.localcluster import LocalCluster
 from app.localcluster.eventlog import Change
 from app.model.application import Application, RetryStrategy
+from app.model.identity import AppRef
 from app.model.operation import (
     Operation,
     OperationInitiator,

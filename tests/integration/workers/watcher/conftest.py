@@ -20,8 +20,9 @@ import yaml
 
 from app.bus.connection import Bus
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep, decode
-from app.bus.subjects import AppRef, Work, parse_work, work_filter
+from app.bus.subjects import Work, parse_work, work_filter
 from app.engine.tracking import TrackingMethod, set_tracking
+from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from tests.support import manifests
 from tests.support.fixtures_cluster import Kubectl

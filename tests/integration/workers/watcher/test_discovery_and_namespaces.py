@@ -3,8 +3,8 @@ control-plane namespace are reconciled by glob, their objects tracked as `<ns>_<
 
 from dataclasses import replace
 
-from app.bus.subjects import AppRef
 from app.engine.tracking import TrackingMethod, set_tracking
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings

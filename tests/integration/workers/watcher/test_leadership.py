@@ -1,6 +1,6 @@
 """One leader at a time: a standby takes over when the leader stops, or when it died."""
 
-from app.bus.subjects import AppRef
+from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
 from app.store.leases import Lease

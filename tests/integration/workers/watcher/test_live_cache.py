@@ -5,8 +5,8 @@ import asyncio
 import time
 from dataclasses import replace
 
-from app.bus.subjects import AppRef
 from app.localcluster import LocalCluster
+from app.model.identity import AppRef
 from app.model.resource import ResourceKey
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
