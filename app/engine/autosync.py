@@ -36,7 +36,8 @@ from app.engine.backoff import (
 )
 from app.engine.sync_windows import SyncWindowVerdict
 from app.model import codec
-from app.model.application import Application, ApplicationSource, RetryStrategy
+from app.model.app_spec import ApplicationSource, RetryStrategy
+from app.model.application import Application
 from app.model.operation import (
     Operation,
     OperationInitiator,

@@ -13,7 +13,7 @@ of 0 means no cap. limit -1 retries without end, 0 never.
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.model.application import Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
 
 DEFAULT_AUTOSYNC_RETRY_LIMIT = 5
 """Retries of an automated sync whose app sets no `syncPolicy.retry`."""

@@ -48,8 +48,8 @@ from app.engine.health import (
     assess,
 )
 from app.engine.health.aggregate import ignores_healthcheck
-from app.engine.ignore import IgnoreRules, compile_ignore_rules
 from app.engine.merge import FieldSet, PatchError
+from app.engine.normalize.ignore import IgnoreRules, compile_ignore_rules
 from app.engine.normalize.pipeline import NormalizeOptions, normalize_one, normalize_pair
 from app.engine.redact import redact_text
 from app.engine.sync.hooks import is_hook, is_ignored, is_skip
@@ -69,7 +69,8 @@ from app.engine.tracking import (
     set_tracking,
 )
 from app.model import annotations as ann
-from app.model.application import Application, ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
+from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.health import HealthStatus, HealthStatusCode
 from app.model.project import AppProject

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.model.status import SyncStatus
 
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}([0-9a-fA-F]{24})?")

@@ -15,7 +15,7 @@ read its files at that commit. Messages name a source by its field: `spec.source
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.model.application import ApplicationSource, ApplicationSpec
+from app.model.app_spec import ApplicationSource, ApplicationSpec
 from app.model.errors import SpecError
 
 

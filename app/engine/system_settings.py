@@ -37,12 +37,12 @@ from app.engine.exclusions import ResourceExclusion
 from app.engine.health import HealthCustomizations
 from app.engine.health.customizations import CONFIG_PREFIX as HEALTH_PREFIX
 from app.engine.health.customizations import CustomCheck, configured_check
-from app.engine.ignore import check_rule
 from app.engine.manifests.bounded_yaml import YamlDocumentError, iter_yaml_documents
 from app.engine.manifests.limits import ManifestLimits
+from app.engine.normalize.ignore import check_rule
 from app.engine.tracking import TrackingMethod
 from app.model import codec
-from app.model.application import ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
 from app.model.errors import SpecError
 
 TRACKING_KEY = "application.resourceTrackingMethod"

@@ -39,24 +39,11 @@ _FieldSpec = tuple[dataclasses.Field[Any], str, Any]
 _FIELDS: dict[type, tuple[_FieldSpec, ...]] = {}
 
 
-def _model_namespace(cls: type) -> dict[str, Any]:
-    """Names visible to the model's annotations, including the ones modules import only
-    for type checking (the model's modules refer to each other's classes)."""
-    import importlib
-    import sys
-
-    namespace: dict[str, Any] = {}
-    for module in ("operation", "status", "application", "project", "meta"):
-        namespace.update(vars(importlib.import_module(f"app.model.{module}")))
-    namespace.update(vars(sys.modules[cls.__module__]))
-    return namespace
-
-
 def _fields(cls: type) -> tuple[_FieldSpec, ...]:
     """(field, JSON key, resolved type) of a model class, computed once per class."""
     specs = _FIELDS.get(cls)
     if specs is None:
-        hints = typing.get_type_hints(cls, globalns=_model_namespace(cls))
+        hints = typing.get_type_hints(cls)
         specs = tuple(
             (f, json_name(f), hints[f.name])
             for f in dataclasses.fields(typing.cast(Any, cls))

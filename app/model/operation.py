@@ -1,12 +1,10 @@
 """Operations: what a sync was asked to do (`Operation`) and how it went (`OperationState`)."""
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.model.app_spec import ApplicationSource, ManagedNamespaceMetadata, RetryStrategy
 from app.model.sync import OperationPhase, SyncStrategy
-
-if TYPE_CHECKING:
-    from app.model.application import ApplicationSource, ManagedNamespaceMetadata, RetryStrategy
 
 
 @dataclass
@@ -46,8 +44,8 @@ class SyncOperation:
     dry_run: bool = False
     sync_strategy: SyncStrategySpec | None = None
     resources: list[SyncOperationResource] = field(default_factory=list)
-    source: "ApplicationSource | None" = None
-    sources: "list[ApplicationSource]" = field(default_factory=list)
+    source: ApplicationSource | None = None
+    sources: list[ApplicationSource] = field(default_factory=list)
     manifests: list[str] = field(default_factory=list)
     sync_options: list[str] = field(default_factory=list)
     auto_heal_attempts_count: int = 0
@@ -74,7 +72,7 @@ class Operation:
     sync: SyncOperation | None = None
     initiated_by: OperationInitiator = field(default_factory=OperationInitiator)
     info: list[Any] = field(default_factory=list)
-    retry: "RetryStrategy | None" = None
+    retry: RetryStrategy | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -101,9 +99,9 @@ class SyncOperationResult:
     resources: list[ResourceResult] = field(default_factory=list)
     revision: str = ""
     revisions: list[str] = field(default_factory=list)
-    source: "ApplicationSource | None" = None
-    sources: "list[ApplicationSource]" = field(default_factory=list)
-    managed_namespace_metadata: "ManagedNamespaceMetadata | None" = None
+    source: ApplicationSource | None = None
+    sources: list[ApplicationSource] = field(default_factory=list)
+    managed_namespace_metadata: ManagedNamespaceMetadata | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -126,8 +124,8 @@ class RevisionHistory:
     id: int = field(metadata={"keep_empty": True})
     revision: str = ""
     revisions: list[str] = field(default_factory=list)
-    source: "ApplicationSource | None" = None
-    sources: "list[ApplicationSource]" = field(default_factory=list)
+    source: ApplicationSource | None = None
+    sources: list[ApplicationSource] = field(default_factory=list)
     deployed_at: str = ""
     deploy_started_at: str = ""
     initiated_by: OperationInitiator | None = None

@@ -1,18 +1,12 @@
 """Application status: sync, health, resources, conditions, operation state, history."""
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.model.app_spec import ApplicationDestination, ApplicationSource, ResourceIgnoreDifferences
 from app.model.health import HealthStatusCode
 from app.model.operation import OperationState, RevisionHistory
 from app.model.sync import SyncStatusCode
-
-if TYPE_CHECKING:
-    from app.model.application import (
-        ApplicationDestination,
-        ApplicationSource,
-        ResourceIgnoreDifferences,
-    )
 
 # Condition types Argo CD users know (status.conditions[].type).
 CONDITION_COMPARISON_ERROR = "ComparisonError"
@@ -35,10 +29,10 @@ class ApplicationCondition:
 
 @dataclass
 class ComparedTo:
-    destination: "ApplicationDestination | None" = None
-    source: "ApplicationSource | None" = None
-    sources: "list[ApplicationSource]" = field(default_factory=list)
-    ignore_differences: "list[ResourceIgnoreDifferences]" = field(default_factory=list)
+    destination: ApplicationDestination | None = None
+    source: ApplicationSource | None = None
+    sources: list[ApplicationSource] = field(default_factory=list)
+    ignore_differences: list[ResourceIgnoreDifferences] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

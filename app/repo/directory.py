@@ -14,7 +14,7 @@ of them is read.
 
 from dataclasses import dataclass
 
-from app.model.application import ApplicationSourceDirectory
+from app.model.app_spec import ApplicationSourceDirectory
 from app.repo.errors import LimitExceeded, PathError, RenderError
 from app.repo.globs import Glob, compile_directory_glob
 from app.repo.paths import resolve_path

@@ -34,7 +34,7 @@ import yaml
 
 from app import log
 from app.engine.redact import redact_text
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.errors import LimitExceeded, PathError, RenderError
 from app.repo.kustomize_edit import apply_overrides
 from app.repo.kustomize_refs import check_references, find_kustomization, read_kustomization

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app import log
 from app.metrics import GIT_FETCH_DURATION
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.cached_repo import CachedRepo
 from app.repo.credentials import CredentialStore, RepoCredential
 from app.repo.directory import DirectoryOptions, select_manifests

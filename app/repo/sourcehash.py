@@ -13,7 +13,7 @@ import json
 import posixpath
 
 from app.model import codec
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.revisions import normalize_revision
 from app.repo.urls import cache_key
 

@@ -9,7 +9,7 @@ other kinds by name rather than applying a kustomization.yaml as if it were a ma
 
 import enum
 
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.errors import RenderError
 from app.repo.tree import NodeKind, RepoTree
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from app import log
 from app.cluster import Cluster
-from app.model.application import ApplicationDestination
+from app.model.app_spec import ApplicationDestination
 from app.model.cluster_secret import IN_CLUSTER_NAME, IN_CLUSTER_SERVER, ClusterSecret
 
 logger = log.get("clusters")

@@ -41,7 +41,8 @@ from app.engine.manifests import load_manifests
 from app.engine.redact import redact_text
 from app.engine.source_plan import SourcePlan, plan_sources
 from app.metrics import RENDER_DURATION
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import RenderError, RepoError

@@ -13,7 +13,7 @@ import pytest
 
 from app.cluster import NotFound
 from app.localcluster import LocalCluster
-from app.model.application import ApplicationDestination
+from app.model.app_spec import ApplicationDestination
 from tests.e2e.manifests import application, as_yaml, config_map, deployment, service
 from tests.e2e.pipeline import Pipeline, resource
 from tests.support.cluster_secrets import cluster_secret

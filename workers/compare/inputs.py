@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from app.cluster import Cluster
 from app.cluster.resources import ResourceIndex
 from app.engine.compare import CompareSettings
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.model.resource import KubeObject
 from app.repo.errors import RepoError
 from app.repo.sourcehash import source_hash

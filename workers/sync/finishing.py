@@ -27,7 +27,8 @@ from app.engine.history import append_history, records_history
 from app.engine.levels import operation_finished_level
 from app.engine.sync import SyncState, operation_state
 from app.model import codec
-from app.model.application import API_VERSION, DEFAULT_REVISION_HISTORY_LIMIT, KIND, Application
+from app.model.app_spec import DEFAULT_REVISION_HISTORY_LIMIT
+from app.model.application import API_VERSION, KIND, Application
 from app.model.operation import OperationState, RevisionHistory
 
 if TYPE_CHECKING:

@@ -19,6 +19,7 @@ from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
 from app.model import application as model
 from app.model.annotations import RESOURCES_FINALIZER
+from app.model.app_spec import ApplicationDestination, ApplicationSpec
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.label_selector import SelectorError, parse_label_selector
@@ -161,7 +162,7 @@ async def delete_application(call: Call[DeleteQuery, None]) -> Result:
     ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
     probe = Application(
         metadata=ObjectMeta(name=ref.name, namespace=ref.namespace),
-        spec=model.ApplicationSpec(destination=model.ApplicationDestination()),
+        spec=ApplicationSpec(destination=ApplicationDestination()),
     )
     doc = await _current(call, probe)
     meta = doc.get("metadata") or {}

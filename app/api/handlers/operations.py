@@ -33,7 +33,8 @@ from app.cluster.errors import UnknownKind
 from app.engine import project as rules
 from app.engine.history import RollbackError, rollback_operation
 from app.engine.sync_windows import evaluate
-from app.model.application import Application, Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
+from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.identity import AppRef
 from app.model.operation import (

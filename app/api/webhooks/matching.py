@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 from app.api.webhooks.pushes import PushEvent, RefChange, RefKind
 from app.model.annotations import MANIFEST_GENERATE_PATHS
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.repo.constraints import Constraint, parse_constraint, parse_version
 from app.repo.errors import PathError, RepoURLError
 from app.repo.generate_paths import files_changed, refresh_paths

@@ -9,7 +9,7 @@ package decides, per resource, the normalized target and live forms (SEMANTICS Â
 2. managedFieldsManagers: fields owned by those managers are removed from both sides;
 3. basics: creationTimestamp and (by default, for every kind) `/status` removed, Secret
    `stringData` merged into `data` as base64, live `managedFields` dropped;
-4. ignoreDifferences: jsonPointers and jqPathExpressions (`app.engine.ignore`);
+4. ignoreDifferences: jsonPointers and jqPathExpressions (`ignore`);
 5. known types: canonical quantities, integral numbers, nulls and empty Go lists/maps
    (`known_types`), for built-in API groups only.
 

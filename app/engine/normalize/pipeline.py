@@ -2,9 +2,9 @@
 
 from dataclasses import dataclass
 
-from app.engine.ignore import IgnoreRules
 from app.engine.merge import FieldSet, PatchError, fields_owned_by
 from app.engine.normalize.basics import merge_string_data, strip_server_fields
+from app.engine.normalize.ignore import IgnoreRules
 from app.engine.normalize.known_types import canonicalize
 from app.engine.tracking import TrackingMethod, normalize_tracking
 from app.model.resource import KubeObject, ResourceKey, metadata

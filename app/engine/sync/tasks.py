@@ -10,7 +10,7 @@ With `RespectIgnoreDifferences=true` (the operation's options, else the spec's),
 non-hook target whose object is live carries the live values of the fields its
 ignoreDifferences rules (the app's, then the system's) leave out of the comparison, so
 the sync does not undo what the comparison ignores (an HPA's replicas, an injected
-sidecar); status is never copied (`app.engine.ignore.respect_ignore_differences`). A rule
+sidecar); status is never copied (`app.engine.normalize.ignore.respect_ignore_differences`). A rule
 that fails on an object makes that task invalid, saying which rule and why: applying the
 target as rendered would overwrite the very fields the user asked to keep.
 
@@ -26,7 +26,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from app.engine.ignore import IgnoreRules, compile_ignore_rules, respect_ignore_differences
+from app.engine.normalize.ignore import (
+    IgnoreRules,
+    compile_ignore_rules,
+    respect_ignore_differences,
+)
 from app.engine.sync.hooks import (
     delete_policies,
     hook_problems,
@@ -45,12 +49,12 @@ from app.engine.sync.options import (
 from app.engine.sync.ordering import CRD_GROUP, CRD_KIND, order_tasks, wave_of
 from app.engine.sync.task import ApplyMode, SyncTask
 from app.model.annotations import HOOK_FINALIZER, SYNC_OPTIONS
-from app.model.application import (
-    Application,
+from app.model.app_spec import (
     ApplicationSource,
     ManagedNamespaceMetadata,
     ResourceIgnoreDifferences,
 )
+from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.operation import Operation, SyncOperation, SyncOperationResource
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata

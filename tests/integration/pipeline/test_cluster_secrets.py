@@ -9,7 +9,7 @@ import pytest
 
 from app.cluster import Cluster, NotFound
 from app.localcluster import LocalCluster
-from app.model.application import ApplicationDestination
+from app.model.app_spec import ApplicationDestination
 from app.runtime.clusters import ClusterChange, UnknownDestination
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.errors import GitTimeout, LimitExceeded
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings

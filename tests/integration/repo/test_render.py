@@ -5,7 +5,7 @@ import json
 import pytest
 
 from app.engine.manifests import load_manifests
-from app.model.application import ApplicationSource, ApplicationSourceDirectory
+from app.model.app_spec import ApplicationSource, ApplicationSourceDirectory
 from app.repo.errors import PathError, RenderError, SymlinkError
 from app.repo.service import Repositories
 from tests.integration.repo.origin import Origin, manifest

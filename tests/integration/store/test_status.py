@@ -3,7 +3,7 @@
 import asyncio
 import random
 
-from app.model.application import ApplicationDestination, ApplicationSource
+from app.model.app_spec import ApplicationDestination, ApplicationSource
 from app.model.health import HealthStatusCode
 from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState, RevisionHistory, SyncOperation

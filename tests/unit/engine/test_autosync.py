@@ -8,7 +8,8 @@ import pytest
 
 from app.engine.autosync import AutoSyncOutcome, ComparedState, RecheckCause, decide_auto_sync
 from app.engine.sync_windows import evaluate
-from app.model.application import Application, ApplicationSource, RetryStrategy
+from app.model.app_spec import ApplicationSource, RetryStrategy
+from app.model.application import Application
 from app.model.operation import (
     Operation,
     OperationInitiator,

@@ -11,7 +11,7 @@ from app.engine.backoff import (
     self_heal_delay,
     self_heal_remaining,
 )
-from app.model.application import Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
 
 T = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 

@@ -16,7 +16,8 @@ from app.engine.diff import DiffMode
 from app.engine.exclusions import ResourceExclusion
 from app.engine.health import HealthCustomizations
 from app.engine.redact import MASK
-from app.model.application import Application, ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
+from app.model.application import Application
 from app.model.health import HealthStatus, HealthStatusCode
 from app.model.project import AppProject
 from app.model.resource import ResourceKey

@@ -6,9 +6,9 @@ import pytest
 
 from app.engine.diff import diff_resource, render_diff
 from app.engine.diff.resource import server_side
-from app.engine.ignore import compile_ignore_rules, respect_ignore_differences
+from app.engine.normalize.ignore import compile_ignore_rules, respect_ignore_differences
 from app.engine.redact import MASK
-from app.model.application import ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
 from app.model.resource import ResourceKey
 
 KEY = ResourceKey("apps", "Deployment", "prod", "web")

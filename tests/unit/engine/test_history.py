@@ -12,7 +12,8 @@ from app.engine.history import (
     rollback_operation,
     trim_history,
 )
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.model.operation import (
     Operation,
     OperationInitiator,

@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from app.engine.ignore import compile_ignore_rules, parse_pointer, remove_pointer
+from app.engine.normalize.ignore import compile_ignore_rules, parse_pointer, remove_pointer
 from app.engine.normalize.jq_paths import JqDeadlineExceeded, compile_jq_path, nested_quantifier
-from app.model.application import ResourceIgnoreDifferences as Rule
+from app.model.app_spec import ResourceIgnoreDifferences as Rule
 from app.model.errors import SpecError
 from app.model.resource import ResourceKey
 

@@ -1,11 +1,16 @@
 """The Application model: Argo CD's documented examples parse; malformed ones name the field."""
 
 import copy
+import dataclasses
+import importlib
+import pkgutil
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app import model
 from app.engine.manifests import parse_manifests
 from app.model.application import Application
 from app.model.errors import SpecError
@@ -202,3 +207,21 @@ def test_app_project_round_trip() -> None:
     project = AppProject.from_dict(copy.deepcopy(doc))
     assert project.spec.destinations[0].namespace == "team-*"
     assert project.to_dict() == doc
+
+
+def _model_types() -> list[type]:
+    found: dict[str, type] = {}
+    for info in pkgutil.iter_modules(model.__path__):
+        module = importlib.import_module(f"app.model.{info.name}")
+        for value in vars(module).values():
+            if dataclasses.is_dataclass(value) and isinstance(value, type):
+                found.setdefault(f"{value.__module__}.{value.__qualname__}", value)
+    return [found[name] for name in sorted(found)]
+
+
+@pytest.mark.parametrize("cls", _model_types(), ids=lambda cls: cls.__qualname__)
+def test_every_model_type_decodes_from_its_own_module(cls: type) -> None:
+    """The codec resolves a field's type from the module that defines the class, so a model
+    module that names another's types only for type checking could not be decoded."""
+    hints = typing.get_type_hints(cls)
+    assert {f.name for f in dataclasses.fields(cls)} <= set(hints)

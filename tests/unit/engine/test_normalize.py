@@ -4,12 +4,12 @@ from typing import Any
 
 import pytest
 
-from app.engine.ignore import IgnoreRules, compile_ignore_rules
+from app.engine.normalize.ignore import IgnoreRules, compile_ignore_rules
 from app.engine.normalize.known_types import canonicalize
 from app.engine.normalize.pipeline import NormalizeOptions, normalize_one, normalize_pair
 from app.engine.normalize.quantities import canonical_quantity
 from app.engine.tracking import TrackingMethod
-from app.model.application import ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
 from app.model.resource import ResourceKey
 
 QUANTITIES = [

@@ -3,7 +3,7 @@
 import pytest
 
 from app.engine.polling import Resolved, first_moved, is_watched
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.model.status import SyncStatus
 
 REPO = "https://git.example.com/team/app.git"

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from app.engine.source_plan import plan_sources
-from app.model.application import ApplicationSpec
+from app.model.app_spec import ApplicationSpec
 from app.model.codec import decode
 from app.model.errors import SpecError
 

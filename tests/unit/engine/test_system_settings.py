@@ -12,7 +12,7 @@ from app.engine.system_settings import (
     parse_system_settings,
 )
 from app.engine.tracking import TrackingMethod
-from app.model.application import ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
 from app.model.health import HealthStatus, HealthStatusCode
 
 ORIGIN = "ConfigMap sluice/argocd-cm"

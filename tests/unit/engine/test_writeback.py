@@ -13,7 +13,7 @@ from app.engine.writeback import (
     status_patch,
 )
 from app.model import codec
-from app.model.application import ApplicationSource, ApplicationSourceDirectory
+from app.model.app_spec import ApplicationSource, ApplicationSourceDirectory
 from app.model.operation import Operation, OperationState, RevisionHistory
 from app.model.status import ApplicationCondition, ApplicationStatus, ComparedTo
 from app.model.sync import OperationPhase, SyncStatusCode

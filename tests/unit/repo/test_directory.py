@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.model.application import ApplicationSource, ApplicationSourceDirectory
+from app.model.app_spec import ApplicationSource, ApplicationSourceDirectory
 from app.repo.directory import DirectoryOptions, select_manifests
 from app.repo.errors import LimitExceeded, PathError, RenderError
 from app.repo.sourcetype import SourceType, source_type

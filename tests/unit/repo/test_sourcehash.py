@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.model.application import ApplicationSource, ApplicationSourceDirectory
+from app.model.app_spec import ApplicationSource, ApplicationSourceDirectory
 from app.repo.errors import RepoURLError
 from app.repo.sourcehash import source_hash
 

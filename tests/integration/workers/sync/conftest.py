@@ -27,7 +27,8 @@ from app.bus.subjects import EventType, Work
 from app.cluster import Conflict
 from app.localcluster import LocalCluster
 from app.localcluster.eventlog import Change
-from app.model.application import Application, RetryStrategy
+from app.model.app_spec import RetryStrategy
+from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.operation import (
     Operation,

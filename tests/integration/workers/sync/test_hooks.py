@@ -12,7 +12,7 @@ import time
 
 from app.bus.subjects import EventType
 from app.cluster import NotFound
-from app.model.application import Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
 from app.model.operation import Operation, OperationInitiator, SyncOperation
 from app.model.sync import OperationPhase
 from app.runtime.operations import request_termination, start_operation

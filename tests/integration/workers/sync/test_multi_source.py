@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.model.sync import OperationPhase
 from app.runtime.runtime import Runtime
 from tests.integration.workers.sync.conftest import CONTROL, Shop, config_map

@@ -5,7 +5,8 @@ from datetime import datetime
 from typing import Any
 
 from app.engine.sync import PlanInput, ResourceScope, SyncPlan, plan_sync
-from app.model.application import Application, RetryStrategy
+from app.model.app_spec import RetryStrategy
+from app.model.application import Application
 from app.model.operation import (
     Operation,
     OperationInitiator,

@@ -27,7 +27,7 @@ from app.engine.sync import (
     start,
     terminate,
 )
-from app.model.application import Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
 from app.model.health import HealthStatusCode as H
 from app.model.operation import ResourceResult
 from app.model.resource import KubeObject

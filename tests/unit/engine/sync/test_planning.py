@@ -3,7 +3,7 @@
 import pytest
 
 from app.engine.sync import ApplyMode, Propagation, PruneMode, ResourceScope, SyncTask
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import GroupKind, KubeObject, ResourceKey
 from app.model.sync import SyncPhase

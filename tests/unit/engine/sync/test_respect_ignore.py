@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from app.engine.sync import SyncPlan, SyncTask
-from app.model.application import Application, ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
+from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from tests.unit.engine.sync.builders import app, live_of, obj, operation, plan

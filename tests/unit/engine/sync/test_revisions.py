@@ -14,7 +14,8 @@ from datetime import timedelta
 from app.engine.autosync import AutoSyncOutcome, ComparedState, decide_auto_sync
 from app.engine.history import append_history, rollback_operation
 from app.engine.sync import SyncState, error_out, operation_state, start
-from app.model.application import Application, ApplicationSource
+from app.model.app_spec import ApplicationSource
+from app.model.application import Application
 from app.model.status import ResourceStatus
 from app.model.sync import OperationPhase, SyncStatusCode
 from tests.unit.engine.sync.builders import REVISION, app, obj, plan

@@ -15,7 +15,7 @@ from app.engine.sync import (
     record_results,
     start,
 )
-from app.model.application import Backoff, RetryStrategy
+from app.model.app_spec import Backoff, RetryStrategy
 from app.model.codec import decode, encode
 from app.model.health import HealthStatusCode as H
 from app.model.operation import Operation

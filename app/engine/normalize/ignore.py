@@ -38,7 +38,7 @@ from app.engine.normalize.jq_paths import (
     JqPath,
     compile_jq_path,
 )
-from app.model.application import ResourceIgnoreDifferences
+from app.model.app_spec import ResourceIgnoreDifferences
 from app.model.errors import SpecError
 from app.model.resource import GroupKind, KubeObject, ResourceKey
 
