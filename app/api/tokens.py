@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from app.engine.project import glob_match
+from app.model.timestamps import format_time, parse_time
 
 MAX_TOKEN_FILE_BYTES = 1 << 20
 MAX_TOKEN_LENGTH = 4096
@@ -99,7 +100,7 @@ class TokenSet:
         if found.expires_at is not None and moment >= found.expires_at:
             raise Refused(
                 f"token {found.principal.name!r} expired at "
-                f"{found.expires_at.isoformat().replace('+00:00', 'Z')}; ask for a new one"
+                f"{format_time(found.expires_at, timespec='auto')}; ask for a new one"
             )
         return found.principal
 
@@ -137,11 +138,9 @@ def _expiry(value: Any, where: str) -> dt.datetime | None:
         moment = value
     elif isinstance(value, str):
         try:
-            moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise TokenConfigError(
-                f"{where}.expiresAt: not an RFC 3339 time: {value[:40]!r}"
-            ) from None
+            moment = parse_time(value, default_zone=dt.UTC)
+        except ValueError as e:
+            raise TokenConfigError(f"{where}.expiresAt: {e}") from None
     else:
         raise TokenConfigError(f"{where}.expiresAt: expected an RFC 3339 time string")
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)

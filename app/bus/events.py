@@ -31,6 +31,7 @@ from app.bus.messages import MAX_BYTES
 from app.bus.publish import MSG_ID
 from app.bus.subjects import EventType
 from app.model.identity import AppRef
+from app.model.timestamps import format_time
 
 logger = log.get("bus")
 
@@ -89,7 +90,7 @@ class StoredEvent:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return format_time(dt.datetime.now(dt.UTC), timespec="milliseconds")
 
 
 async def emit(

@@ -29,6 +29,7 @@ from app.bus.errors import BusError
 from app.bus.messages import REFRESH, SYNC, Channel, M, encode
 from app.bus.subjects import Purpose
 from app.model.identity import AppRef
+from app.model.timestamps import format_time
 
 logger = log.get("bus")
 
@@ -61,8 +62,7 @@ def at_header(when: dt.datetime) -> str:
         raise ValueError(
             f"schedule time {when.isoformat()} has no time zone; pass an aware UTC time"
         )
-    utc = when.astimezone(dt.UTC)
-    return "@at " + utc.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return "@at " + format_time(when, timespec="milliseconds")
 
 
 async def schedule(bus: Bus, timer: Timer[M], message: M, when: dt.datetime) -> None:

@@ -47,6 +47,7 @@ from app.model.operation import (
 )
 from app.model.status import ResourceStatus
 from app.model.sync import OperationPhase, RefreshLevel, SyncStatusCode
+from app.model.timestamps import parse_time
 
 
 class AutoSyncOutcome(enum.Enum):
@@ -134,7 +135,7 @@ def _finished_at(state: OperationState) -> datetime | None:
     if not state.finished_at:
         return None
     try:
-        return datetime.fromisoformat(state.finished_at.replace("Z", "+00:00"))
+        return parse_time(state.finished_at)
     except ValueError:
         return None
 

@@ -35,6 +35,7 @@ from app.engine.sync.options import (
 from app.model.annotations import DELETION_APPROVED, RESOURCES_FINALIZER
 from app.model.application import Application
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
+from app.model.timestamps import parse_time
 
 CRD = GroupKind("apiextensions.k8s.io", "CustomResourceDefinition")
 BACKGROUND_FINALIZER = f"{RESOURCES_FINALIZER}/background"
@@ -69,7 +70,7 @@ class CascadeStep:
 def _deleted_at(app: Application) -> datetime | None:
     raw = app.metadata.deletion_timestamp
     try:
-        return datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
+        return parse_time(raw) if raw else None
     except ValueError:
         return None
 

@@ -23,6 +23,7 @@ from app.model.operation import (
     SyncStrategySpec,
 )
 from app.model.sync import OperationPhase
+from app.model.timestamps import format_time
 
 
 class RollbackError(ValueError):
@@ -68,7 +69,7 @@ def append_history(
         revisions=list(result.revisions) if result else [],
         source=result.source if result else None,
         sources=list(result.sources) if result else [],
-        deployed_at=deployed_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        deployed_at=format_time(deployed_at),
         deploy_started_at=state.started_at,
         initiated_by=state.operation.initiated_by,
     )

@@ -26,7 +26,7 @@ never treated as open. Everything here takes `now`; nothing reads a clock.
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import CroniterError, croniter
@@ -34,6 +34,7 @@ from croniter import CroniterError, croniter
 from app.engine.project import glob_match
 from app.model.application import Application
 from app.model.project import AppProject, SyncWindow
+from app.model.timestamps import format_time
 
 KINDS = ("allow", "deny")
 MAX_EXTENSIONS = 100
@@ -206,7 +207,7 @@ def _when(moment: datetime | None) -> str:
     """A time as a verdict's text writes it (UTC, RFC 3339)."""
     if moment is None:
         return "never"
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(moment)
 
 
 def evaluate(

@@ -6,13 +6,14 @@ wrong with an object at once, as the real API server does.
 
 import re
 import secrets
-import time
 import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from app.localcluster.errors import Cause
 from app.localcluster.levers import lever_causes
+from app.model.timestamps import format_time
 
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -36,7 +37,7 @@ SERVER_OWNED = (
 
 def now() -> str:
     """The current time as Kubernetes writes it (RFC 3339, seconds, UTC)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return format_time(datetime.now(UTC))
 
 
 def new_uid() -> str:

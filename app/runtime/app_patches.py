@@ -20,6 +20,7 @@ from app.engine.app_conditions import with_condition, without_condition
 from app.model.annotations import REFRESH
 from app.model.application import API_VERSION, KIND
 from app.model.resource import KubeObject, metadata
+from app.model.timestamps import format_time
 
 Operations = list[dict[str, Any]]
 
@@ -91,7 +92,7 @@ async def _set_conditions(cluster: Cluster, obj: KubeObject, conditions: list[An
 async def set_condition(cluster: Cluster, obj: KubeObject, kind: str, message: str) -> bool:
     """Show one `kind` condition with `message`; False if it is already shown (or the app
     is gone)."""
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    now = format_time(dt.datetime.now(dt.UTC))
     conditions = with_condition(_conditions(obj), kind, message, now)
     return conditions is not None and await _set_conditions(cluster, obj, conditions)
 

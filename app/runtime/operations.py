@@ -25,6 +25,7 @@ from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.operation import Operation, OperationState, SyncOperation
 from app.model.sync import OperationPhase
+from app.model.timestamps import format_time
 from app.runtime.runtime import Runtime
 
 logger = log.get("operations")
@@ -36,10 +37,6 @@ MAX_REASON = 512
 def new_operation_id(now: dt.datetime) -> str:
     """A unique id that sorts by start time: `20261129T120000-1a2b3c4d`."""
     return f"{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
-
-
-def _stamp(moment: dt.datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 async def start_operation(
@@ -62,7 +59,7 @@ async def start_operation(
         operation=operation,
         phase=OperationPhase.RUNNING,
         message=reason,
-        started_at=_stamp(now),
+        started_at=format_time(now),
     )
     begun = await rt.operations.begin(ref, operation_id, state)
     if begun is None:
@@ -76,7 +73,7 @@ async def start_operation(
             phase=OperationPhase.ERROR,
             message=f"the operation could not be queued: {e}",
             started_at=state.started_at,
-            finished_at=_stamp(dt.datetime.now(dt.UTC)),
+            finished_at=format_time(dt.datetime.now(dt.UTC)),
         )
         await rt.operations.advance(ref, operation_id, begun.step, failed)
         log_.error("operation.not_queued", error=str(e))

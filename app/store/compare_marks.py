@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields, replace
 from redis.typing import EncodableT, FieldT
 
 from app.model.identity import AppRef
+from app.model.timestamps import format_time, parse_time
 from app.store import keys
 from app.store.connection import Redis
 from app.store.values import Fields, field
@@ -50,14 +51,15 @@ class CompareMarks:
         if not self.repo_error_since:
             return None
         try:
-            when = dt.datetime.fromisoformat(self.repo_error_since)
+            return parse_time(self.repo_error_since)
         except ValueError:
             return None
-        return when if when.tzinfo is not None else None
 
     def with_repo_error_since(self, when: dt.datetime | None) -> "CompareMarks":
         """These marks with a run of repository errors that began at `when` (None: none)."""
-        return replace(self, repo_error_since=when.isoformat() if when is not None else "")
+        return replace(
+            self, repo_error_since=format_time(when, timespec="auto") if when is not None else ""
+        )
 
     def cleared_repo_error(self) -> "CompareMarks":
         """These marks after a comparison that rendered: no repository error running."""

@@ -6,11 +6,12 @@ records' timestamps. `overlaps` lists the runs of one app that overlapped in tim
 whichever replicas ran them.
 """
 
-import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from app.model.timestamps import parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class Span:
 
 
 def _time(record: dict[str, Any]) -> float:
-    return dt.datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp()
+    return parse_time(str(record["timestamp"])).timestamp()
 
 
 def spans(records: Iterable[tuple[str, dict[str, Any]]], prefix: str) -> tuple[list[Span], int]:

@@ -81,6 +81,7 @@ from app.model.project import AppProject
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus
 from app.model.sync import HookType, RefreshLevel
+from app.model.timestamps import format_time
 from app.runtime import app_patches
 from app.runtime.clusters import ClusterChange, UnknownDestination
 from app.runtime.operations import start_operation
@@ -113,10 +114,6 @@ def _precedence(message: ManifestsReady) -> int:
     "use the last known revisions", and among render outcomes the newest wins (renders of an
     app are serialized, so the newest is the latest resolution), whatever its level."""
     return 1 if message.revisions or message.error else 0
-
-
-def _rfc3339(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _stored_revisions(previous: ApplicationStatus | None) -> tuple[str, ...]:
@@ -402,7 +399,7 @@ class CompareWorker:
             StatusInput(
                 summary=summary,
                 revisions=revisions,
-                reconciled_at=_rfc3339(run.now),
+                reconciled_at=format_time(run.now),
                 source_types=verdict.source_types,
                 sync_error=decision.sync_error,
                 invalid_spec=verdict.invalid_spec,

@@ -56,6 +56,7 @@ from app.engine.sync_windows import evaluate
 from app.model.application import Application
 from app.model.operation import Operation, SyncOperation
 from app.model.sync import OperationPhase
+from app.model.timestamps import parse_time
 from app.runtime.clusters import UnknownDestination
 from app.runtime.runtime import Runtime
 from app.store.coalescing import CoalesceSettings
@@ -77,7 +78,7 @@ nothing to take now, or not here)."""
 def _started_at(text: str) -> dt.datetime:
     if not text:
         return now()
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parse_time(text)
 
 
 def _unplanned(app_name: str, operation: Operation, started_at: str) -> SyncState:

@@ -17,6 +17,7 @@ from datetime import datetime
 from app.model.annotations import DELETION_APPROVED
 from app.model.health import HealthStatus
 from app.model.resource import KubeObject, ResourceKey, metadata
+from app.model.timestamps import parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,6 @@ def approval_time(app_annotations: Mapping[str, str]) -> datetime | None:
     if not isinstance(raw, str) or not raw.strip():
         return None
     try:
-        parsed = datetime.fromisoformat(raw.strip().replace("Z", "+00:00"))
+        return parse_time(raw)
     except ValueError:
         return None
-    return parsed if parsed.tzinfo is not None else None

@@ -19,10 +19,11 @@ from app.engine.sync.state import SyncState
 from app.engine.sync.task import SyncTask
 from app.model.operation import OperationState, ResourceResult, SyncOperationResult
 from app.model.resource import split_api_version
+from app.model.timestamps import format_time
 
 
 def _stamp(moment: datetime | None, timespec: str = "seconds") -> str:
-    return moment.isoformat(timespec=timespec).replace("+00:00", "Z") if moment else ""
+    return format_time(moment, timespec=timespec) if moment else ""
 
 
 def resource_result(task: SyncTask) -> ResourceResult:

@@ -23,6 +23,7 @@ from app.model.app_spec import ApplicationSource, ManagedNamespaceMetadata
 from app.model.operation import Operation, SyncOperation
 from app.model.resource import ResourceKey
 from app.model.sync import HookDeletePolicy, OperationPhase, ResultCode, SyncPhase
+from app.model.timestamps import format_time, parse_time
 
 SCHEMA = 1
 
@@ -187,13 +188,13 @@ class SyncState:
 
 
 def _time(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
+    return format_time(value, timespec="auto") if value else None
 
 
 def _parse_time(value: Any) -> Any:
     if value is None:
         return None
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return parse_time(str(value))
 
 
 def _task_dict(t: SyncTask) -> dict[str, Any]:

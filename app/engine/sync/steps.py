@@ -31,6 +31,7 @@ from app.engine.sync.progress import Ledger
 from app.engine.sync.state import InFlight, StepKind, SyncState, Verb
 from app.engine.sync.task import ApplyMode
 from app.model.sync import OperationPhase
+from app.model.timestamps import format_time
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,6 @@ class Step:
     @property
     def actions(self) -> list[Action]:
         return [a for batch in self.batches for a in batch]
-
-
-def time_text(moment: datetime) -> str:
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def wait(now: datetime, seconds: float, reason: str, *, wakeable: bool = True) -> Wait:
@@ -157,7 +154,7 @@ def finish(state: SyncState, phase: OperationPhase, message: str, now: datetime)
         count = state.retry_count + 1
         seconds = retry_wait(count, retry.effective_backoff)
         at = now + timedelta(seconds=seconds)
-        text = f"{message}. Retrying attempt #{count} at {time_text(at)}."
+        text = f"{message}. Retrying attempt #{count} at {format_time(at)}."
         return replace(
             state,
             phase=OperationPhase.RUNNING,

@@ -5,15 +5,16 @@ custom resources get their CRD's additionalPrinterColumns; anything else NAME an
 Ages are rendered as kubectl renders them ("45s", "3m12s", "5h", "12d").
 """
 
-import calendar
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from app.localcluster.resources import GroupResource, PrinterColumn, ResourceType
 from app.localcluster.strategies import lookup
 from app.model.resource import KubeObject
+from app.model.timestamps import parse_time
 
 Cell = str | int | float | bool | None
 
@@ -57,9 +58,7 @@ def age_of(stamp: Any) -> str:
     if not isinstance(stamp, str) or not stamp:
         return "<unknown>"
     try:
-        then = calendar.timegm(
-            time.strptime(stamp.replace("Z", "").split(".")[0], "%Y-%m-%dT%H:%M:%S")
-        )
+        then = parse_time(stamp, default_zone=UTC).timestamp()
     except ValueError:
         return "<unknown>"
     return human_duration(time.time() - then)

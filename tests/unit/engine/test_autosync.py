@@ -20,6 +20,7 @@ from app.model.operation import (
 from app.model.project import AppProject
 from app.model.status import ResourceStatus
 from app.model.sync import OperationPhase, RefreshLevel, SyncStatusCode
+from app.model.timestamps import format_time
 
 REV = "a" * 40
 OLD = "b" * 40
@@ -68,7 +69,7 @@ def last_operation(
             revision=revision,
             source=source or replace(app.spec.source),  # type: ignore[type-var]
         ),
-        finished_at=finished.isoformat().replace("+00:00", "Z") if finished else "",
+        finished_at=format_time(finished, timespec="auto") if finished else "",
     )
     return app
 

@@ -18,6 +18,7 @@ from app.model.operation import (
     SyncOperationResult,
 )
 from app.model.sync import OperationPhase, RefreshLevel
+from app.model.timestamps import format_time, parse_time
 from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     COMMIT,
@@ -34,10 +35,6 @@ from tests.integration.workers.compare.conftest import (
     stored,
 )
 from workers.compare.worker import CompareWorker
-
-
-def _stamp(when: dt.datetime) -> str:
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 async def last_operation(
@@ -58,8 +55,8 @@ async def last_operation(
         phase=phase,
         message=message,
         sync_result=SyncOperationResult(revision=COMMIT, source=app.spec.source),
-        started_at=_stamp(dt.datetime.now(dt.UTC)),
-        finished_at=_stamp(finished or dt.datetime.now(dt.UTC)),
+        started_at=format_time(dt.datetime.now(dt.UTC)),
+        finished_at=format_time(finished or dt.datetime.now(dt.UTC)),
     )
     assert await rt.operations.begin(ref(app), "earlier", state) is not None
 
@@ -167,7 +164,5 @@ async def test_self_heal_backing_off_schedules_a_re_check(
     assert timer.data is not None
     request = decode(REFRESH, timer.data)
     assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "self-heal backoff elapsed")
-    fires = dt.datetime.fromisoformat(
-        (timer.headers or {})[SCHEDULE].removeprefix("@at ").replace("Z", "+00:00")
-    )
+    fires = parse_time((timer.headers or {})[SCHEDULE].removeprefix("@at "))
     assert finished - dt.timedelta(seconds=1) < fires <= finished + dt.timedelta(seconds=2.5)

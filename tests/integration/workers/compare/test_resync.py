@@ -13,6 +13,7 @@ from app.bus.schedules import SCHEDULE, SCHEDULE_TARGET
 from app.bus.subjects import Purpose
 from app.model.application import Application
 from app.model.sync import RefreshLevel
+from app.model.timestamps import parse_time
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings
 from tests.integration.workers.compare.conftest import (
@@ -64,7 +65,7 @@ async def test_a_comparison_schedules_the_next_resync_and_replaces_the_pending_o
     ((headers, request),) = await timers(runtime, app)
     assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "resync")
     assert headers[SCHEDULE_TARGET] == subjects.work(subjects.Work.REFRESH, ref(app))
-    fires = dt.datetime.fromisoformat(headers[SCHEDULE].removeprefix("@at ").replace("Z", "+00:00"))
+    fires = parse_time(headers[SCHEDULE].removeprefix("@at "))
     assert before + dt.timedelta(seconds=PERIOD) <= fires + dt.timedelta(milliseconds=1)
     assert fires < after + dt.timedelta(seconds=PERIOD + JITTER)
 

@@ -13,6 +13,7 @@ from app.bus.schedules import SCHEDULE
 from app.bus.subjects import Purpose
 from app.model.project import AppProject
 from app.model.sync import OperationPhase, RefreshLevel
+from app.model.timestamps import parse_time
 from app.runtime.runtime import Runtime
 from tests.integration.workers.compare.conftest import (
     NAMESPACE,
@@ -53,9 +54,7 @@ async def window_timer(rt: Runtime, app_ref: subjects.AppRef) -> tuple[RefreshRe
     except nats.js.errors.NotFoundError:
         raise AssertionError("no sync-window timer was scheduled") from None
     assert timer.data is not None
-    fires = dt.datetime.fromisoformat(
-        (timer.headers or {})[SCHEDULE].removeprefix("@at ").replace("Z", "+00:00")
-    )
+    fires = parse_time((timer.headers or {})[SCHEDULE].removeprefix("@at "))
     return decode(REFRESH, timer.data), fires
 
 
