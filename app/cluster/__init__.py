@@ -44,7 +44,6 @@ from app.cluster.options import (
     ObjectList,
     PatchType,
     Preconditions,
-    Propagation,
 )
 from app.cluster.resources import ResourceType
 from app.cluster.settings import FIELD_MANAGER, ClusterSettings
@@ -69,7 +68,6 @@ __all__ = [
     "ObjectList",
     "PatchType",
     "Preconditions",
-    "Propagation",
     "ResourceType",
     "Synced",
     "Unauthorized",

@@ -29,7 +29,6 @@ from app.cluster.options import (
     ObjectList,
     PatchType,
     Preconditions,
-    Propagation,
 )
 from app.cluster.paths import collection_path, object_path, require_namespace
 from app.cluster.resources import ResourceType
@@ -38,6 +37,7 @@ from app.cluster.transport import Transport, read_environment_once
 from app.cluster.watching import Watch
 from app.engine.merge import PatchError
 from app.model.resource import GroupKind, KubeObject
+from app.model.sync import Propagation
 
 CRD = GroupKind("apiextensions.k8s.io", "CustomResourceDefinition")
 Params = list[tuple[str, str]]
@@ -408,7 +408,7 @@ class Cluster:
         body: dict[str, Any] = {
             "kind": "DeleteOptions",
             "apiVersion": "v1",
-            "propagationPolicy": propagation.value,
+            "propagationPolicy": propagation.policy,
         }
         if preconditions is not None:
             body["preconditions"] = {

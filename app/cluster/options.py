@@ -15,17 +15,6 @@ class ApplyMode(enum.Enum):
     """kubectl's classic apply: a three-way patch against the last-applied annotation."""
 
 
-class Propagation(enum.Enum):
-    """What happens to an object's dependents when it is deleted."""
-
-    FOREGROUND = "Foreground"
-    """Dependents are deleted first; the owner stays (with deletionTimestamp) until then."""
-    BACKGROUND = "Background"
-    """The owner goes at once; the garbage collector deletes dependents afterwards."""
-    ORPHAN = "Orphan"
-    """Dependents are kept, their ownerReferences to the deleted owner removed."""
-
-
 class FieldValidation(enum.Enum):
     """What the server does with fields the object's kind does not have (`fieldValidation`)."""
 

@@ -28,13 +28,13 @@ from app.engine.sync.hooks import is_deletion_hook
 from app.engine.sync.observation import approval_time
 from app.engine.sync.options import (
     DeleteMode,
-    Propagation,
     parse_app_options,
     parse_resource_options,
 )
 from app.model.annotations import DELETION_APPROVED, RESOURCES_FINALIZER
 from app.model.application import Application
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
+from app.model.sync import Propagation
 from app.model.timestamps import parse_time
 
 CRD = GroupKind("apiextensions.k8s.io", "CustomResourceDefinition")

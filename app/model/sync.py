@@ -79,6 +79,23 @@ class HookDeletePolicy(enum.Enum):
     HOOK_FAILED = "HookFailed"
 
 
+class Propagation(enum.Enum):
+    """What happens to a deleted object's dependents, spelled as Argo CD's
+    `PrunePropagationPolicy=` sync option spells it; `policy` is Kubernetes' spelling."""
+
+    FOREGROUND = "foreground"
+    """Dependents are deleted first; the owner stays (with deletionTimestamp) until then."""
+    BACKGROUND = "background"
+    """The owner goes at once; the garbage collector deletes dependents afterwards."""
+    ORPHAN = "orphan"
+    """Dependents are kept, their ownerReferences to the deleted owner removed."""
+
+    @property
+    def policy(self) -> str:
+        """`DeleteOptions.propagationPolicy`: Foreground, Background or Orphan."""
+        return self.value.capitalize()
+
+
 class SyncStrategy(enum.Enum):
     """`operation.sync.syncStrategy`: hook (default, hooks run) or apply (no hooks)."""
 

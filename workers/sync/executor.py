@@ -45,7 +45,6 @@ from app.cluster import (
     NotFound,
     PatchType,
     Preconditions,
-    Propagation,
     last_applied,
 )
 from app.engine.sync import (
@@ -59,16 +58,11 @@ from app.engine.sync import (
     RemoveHookFinalizer,
 )
 from app.engine.sync import ApplyMode as TaskMode
-from app.engine.sync import Propagation as PrunePropagation
 from app.model.resource import KubeObject, ResourceKey, metadata
+from app.model.sync import Propagation
 
 logger = log.get("executor")
 
-_PROPAGATION = {
-    PrunePropagation.FOREGROUND: Propagation.FOREGROUND,
-    PrunePropagation.BACKGROUND: Propagation.BACKGROUND,
-    PrunePropagation.ORPHAN: Propagation.ORPHAN,
-}
 _MISSING_NAMESPACE = re.compile(r'namespaces "[^"]+" not found')
 FINALIZER_ATTEMPTS = 5
 """Conflicting writers tolerated while removing a hook finalizer before giving up."""
@@ -267,7 +261,7 @@ class Executor:
     async def _recreate(self, action: Apply) -> KubeObject:
         """Delete the object, wait until it is gone, then write it anew (Force=true)."""
         key = action.key
-        await self._delete(key, action.api_version, PrunePropagation.BACKGROUND)
+        await self._delete(key, action.api_version, Propagation.BACKGROUND)
         limit = self._settings.recreate_timeout
         pause = 0.05
         try:
@@ -315,7 +309,7 @@ class Executor:
         self,
         key: ResourceKey,
         api_version: str,
-        propagation: PrunePropagation,
+        propagation: Propagation,
         preconditions: Preconditions | None = None,
     ) -> None:
         await self._cluster.delete(
@@ -323,7 +317,7 @@ class Executor:
             key.kind,
             key.name,
             key.namespace,
-            propagation=_PROPAGATION[propagation],
+            propagation=propagation,
             preconditions=preconditions,
             missing_ok=True,
             time_limit=self._timeout,

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app import log
-from app.cluster import Cluster, ClusterError, Conflict, Preconditions, Propagation
+from app.cluster import Cluster, ClusterError, Conflict, Preconditions
 from app.engine.app_conditions import DELETION_ERROR
 from app.engine.cascade import cascade_step
 from app.engine.deletion_hooks import (
@@ -41,11 +41,11 @@ from app.engine.deletion_hooks import (
     hook_step,
 )
 from app.engine.exclusions import managed_kinds
-from app.engine.sync.options import Propagation as DeletePropagation
 from app.engine.sync.targets import SplitTargets, split_targets
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey, metadata
+from app.model.sync import Propagation
 from app.runtime import app_patches
 from app.runtime.manifests import ManifestsError, manifests_for
 from app.runtime.runtime import Runtime
@@ -55,11 +55,6 @@ from workers.watcher.settings import WatcherSettings
 
 logger = log.get("watcher.deletion", stage="watcher")
 
-PROPAGATION = {
-    DeletePropagation.FOREGROUND: Propagation.FOREGROUND,
-    DeletePropagation.BACKGROUND: Propagation.BACKGROUND,
-    DeletePropagation.ORPHAN: Propagation.ORPHAN,
-}
 MAX_RETRY_DELAY = 60.0
 UNWATCHED = (
     "the destination cluster is not registered or not watched; fix spec.destination, or "
@@ -185,8 +180,7 @@ class Deleter:
     ) -> tuple[str, ...] | None:
         """The resources stage; the finalizers left once it is over and they are written."""
         step = cascade_step(deleting.app, tracked)
-        propagation = PROPAGATION[step.propagation]
-        await asyncio.gather(*(self._delete(cluster, obj, propagation) for obj in step.delete))
+        await asyncio.gather(*(self._delete(cluster, obj, step.propagation) for obj in step.delete))
         removed = await self._finish(deleting, step.finalizers)
         logger.info(
             "cascade.finished" if step.done else "cascade.deleting",

@@ -38,7 +38,6 @@ from app.engine.sync.observation import Observation, Observed, approval_time
 from app.engine.sync.options import (
     DeleteMode,
     OptionScopes,
-    Propagation,
     PruneMode,
     SyncOptions,
     parse_app_options,
@@ -68,7 +67,6 @@ __all__ = [
     "Observed",
     "OptionScopes",
     "PlanInput",
-    "Propagation",
     "Prune",
     "PruneMode",
     "RemoveHookFinalizer",

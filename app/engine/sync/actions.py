@@ -21,11 +21,10 @@ After running a step's actions, the worker reports one `ActionResult` per action
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.engine.sync.options import Propagation
 from app.engine.sync.task import ApplyMode
 from app.model.annotations import HOOK_FINALIZER
 from app.model.resource import KubeObject, ResourceKey
-from app.model.sync import OperationPhase
+from app.model.sync import OperationPhase, Propagation
 
 FIELD_MANAGER = "sluice"
 """The field manager of server-side applies (Argo CD's is `argocd-controller`)."""

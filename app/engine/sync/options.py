@@ -18,6 +18,7 @@ from typing import Any
 
 from app.model.annotations import SYNC_OPTIONS
 from app.model.resource import KubeObject, annotations
+from app.model.sync import Propagation
 
 
 class PruneMode(enum.Enum):
@@ -34,14 +35,6 @@ class DeleteMode(enum.Enum):
     ENABLED = "true"
     DISABLED = "false"
     CONFIRM = "confirm"
-
-
-class Propagation(enum.Enum):
-    """`PrunePropagationPolicy=`: the deletion propagation used when pruning."""
-
-    FOREGROUND = "foreground"
-    BACKGROUND = "background"
-    ORPHAN = "orphan"
 
 
 class Scope(enum.Flag):

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from app.engine.sync.actions import Continue, Done, Next, Replan, Wait
-from app.engine.sync.options import Propagation, PruneMode
+from app.engine.sync.options import PruneMode
 from app.engine.sync.task import ApplyMode, SyncTask
 from app.model import codec
 from app.model.app_spec import ApplicationSource, ManagedNamespaceMetadata
 from app.model.operation import Operation, SyncOperation
 from app.model.resource import ResourceKey
-from app.model.sync import HookDeletePolicy, OperationPhase, ResultCode, SyncPhase
+from app.model.sync import HookDeletePolicy, OperationPhase, Propagation, ResultCode, SyncPhase
 from app.model.timestamps import format_time, parse_time
 
 SCHEMA = 1

@@ -15,10 +15,10 @@ from app.cluster import (
     NotFound,
     PatchType,
     Preconditions,
-    Propagation,
 )
 from app.model.annotations import LAST_APPLIED
 from app.model.resource import KubeObject
+from app.model.sync import Propagation
 from tests.integration.cluster.conftest import configmap, open_cluster
 from tests.support.manifests import deployment
 from tests.support.waiting import eventually

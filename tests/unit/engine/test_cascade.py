@@ -5,9 +5,9 @@ from typing import Any
 import pytest
 
 from app.engine.cascade import cascade_step, is_cascade_finalizer
-from app.engine.sync.options import Propagation
 from app.model.annotations import DELETION_APPROVED, RESOURCES_FINALIZER, SYNC_OPTIONS
 from app.model.application import Application
+from app.model.sync import Propagation
 
 DELETED_AT = "2026-11-29T12:00:00Z"
 

@@ -20,12 +20,12 @@ from app.engine.sync import (
     CreateNamespace,
     DeleteHook,
     DryRun,
-    Propagation,
     Prune,
     RemoveHookFinalizer,
 )
 from app.localcluster import LocalCluster
 from app.model.resource import KubeObject, ResourceKey
+from app.model.sync import Propagation
 from workers.sync.executor import Performed, perform
 
 NS = "exec"

@@ -2,11 +2,11 @@
 
 import pytest
 
-from app.engine.sync import ApplyMode, Propagation, PruneMode, ResourceScope, SyncTask
+from app.engine.sync import ApplyMode, PruneMode, ResourceScope, SyncTask
 from app.model.app_spec import ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import GroupKind, KubeObject, ResourceKey
-from app.model.sync import SyncPhase
+from app.model.sync import Propagation, SyncPhase
 from tests.unit.engine.sync.builders import (
     NAMESPACE,
     REVISION,
