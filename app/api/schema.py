@@ -14,19 +14,16 @@ an unknown field is an error naming it, so a typo never passes as "not set".
 import dataclasses
 import enum
 import functools
-import importlib
 import re
-import sys
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from app.model.codec import EXTRA, json_name
 
 T = TypeVar("T")
 _NONE = type(None)
-_MODEL_MODULES = ("operation", "status", "application", "project", "meta")
 
 
 class DecodeError(ValueError):
@@ -39,18 +36,9 @@ class DecodeError(ValueError):
 
 
 @functools.cache
-def _namespace(cls: type) -> dict[str, Any]:
-    names: dict[str, Any] = {}
-    for module in _MODEL_MODULES:
-        names.update(vars(importlib.import_module(f"app.model.{module}")))
-    names.update(vars(sys.modules[cls.__module__]))
-    return names
-
-
-@functools.cache
 def fields_of(cls: type) -> tuple[tuple[dataclasses.Field[Any], str, Any], ...]:
     """(field, JSON name, resolved type) of a dataclass, `extra` left out."""
-    hints = typing.get_type_hints(cls, globalns=_namespace(cls))
+    hints = typing.get_type_hints(cls)
     return tuple(
         (f, json_name(f), hints[f.name])
         for f in dataclasses.fields(typing.cast(Any, cls))
@@ -114,20 +102,7 @@ class SchemaBuilder:
             return {"$ref": f"#/components/schemas/{self._component(typing.cast(type, tp))}"}
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
             return {"type": "string", "enum": [m.value for m in tp]}
-        if tp is bool:
-            return {"type": "boolean"}
-        if tp is int:
-            return _limits({"type": "integer"}, meta)
-        if tp is float:
-            return _limits({"type": "number"}, meta)
-        if tp is str:
-            out = {"type": "string"}
-            if "max_length" in meta:
-                out["maxLength"] = meta["max_length"]
-            if "pattern" in meta:
-                out["pattern"] = meta["pattern"]
-            return out
-        raise TypeError(f"no JSON Schema for {tp!r}")
+        return _scalar_schema(tp, meta)
 
     def _component(self, cls: type) -> str:
         name = self._names.get(cls)
@@ -149,6 +124,23 @@ class SchemaBuilder:
             body["description"] = cls.__doc__.strip().splitlines()[0]
         self.components[name] = body
         return name
+
+
+def _scalar_schema(tp: Any, meta: Mapping[str, Any]) -> dict[str, Any]:
+    if tp is bool:
+        return {"type": "boolean"}
+    if tp is int:
+        return _limits({"type": "integer"}, meta)
+    if tp is float:
+        return _limits({"type": "number"}, meta)
+    if tp is str:
+        out: dict[str, Any] = {"type": "string"}
+        if "max_length" in meta:
+            out["maxLength"] = meta["max_length"]
+        if "pattern" in meta:
+            out["pattern"] = meta["pattern"]
+        return out
+    raise TypeError(f"no JSON Schema for {tp!r}")
 
 
 def _limits(out: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,57 +169,83 @@ def _value(tp: Any, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
         if nullable:
             return None
         raise DecodeError(path, "must not be null")
-    tp = inner
-    origin = get_origin(tp)
-    if tp is Any:
+    origin = get_origin(inner)
+    if inner is Any:
         return value
     if origin is Literal:
-        if value not in get_args(tp):
-            raise DecodeError(path, f"expected one of {', '.join(map(repr, get_args(tp)))}")
+        if value not in get_args(inner):
+            raise DecodeError(path, f"expected one of {', '.join(map(repr, get_args(inner)))}")
         return value
     if origin is list:
-        if not isinstance(value, list):
-            raise DecodeError(path, f"expected a list, got {_shown(value)}")
-        if "max_items" in meta and len(value) > meta["max_items"]:
-            raise DecodeError(path, f"at most {meta['max_items']} items, got {len(value)}")
-        (item,) = get_args(tp)
-        return [_value(item, v, f"{path}[{i}]", {}) for i, v in enumerate(value)]
+        return _list_value(inner, value, path, meta)
     if origin is dict:
         if not isinstance(value, dict):
             raise DecodeError(path, f"expected an object, got {_shown(value)}")
-        _, item = get_args(tp)
+        _, item = get_args(inner)
         return {str(k): _value(item, v, f"{path}.{k}", {}) for k, v in value.items()}
-    if dataclasses.is_dataclass(tp):
-        return decode(typing.cast(type, tp), value, path)
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        try:
-            return tp(value)
-        except ValueError:
-            names = ", ".join(repr(m.value) for m in tp)
-            raise DecodeError(path, f"expected one of {names}, got {_shown(value)}") from None
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise DecodeError(path, f"expected true or false, got {_shown(value)}")
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            _check_number(value, meta, path)
-            return value
-        raise DecodeError(path, f"expected an integer, got {_shown(value)}")
-    if tp is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            _check_number(value, meta, path)
-            return float(value)
-        raise DecodeError(path, f"expected a number, got {_shown(value)}")
-    if tp is str:
-        if not isinstance(value, str):
-            raise DecodeError(path, f"expected a string, got {_shown(value)}")
-        if "max_length" in meta and len(value) > meta["max_length"]:
-            raise DecodeError(path, f"at most {meta['max_length']} characters")
-        if "pattern" in meta and not re.search(meta["pattern"], value):
-            raise DecodeError(path, f"{_shown(value)} does not match {meta['pattern']}")
+    if dataclasses.is_dataclass(inner):
+        return decode(typing.cast(type, inner), value, path)
+    if isinstance(inner, type) and issubclass(inner, enum.Enum):
+        return _enum_value(inner, value, path)
+    scalar = _SCALARS.get(inner)
+    if scalar is None:
+        raise TypeError(f"cannot decode {inner!r} at {path}")
+    return scalar(value, path, meta)
+
+
+def _list_value(tp: Any, value: Any, path: str, meta: Mapping[str, Any]) -> list[Any]:
+    if not isinstance(value, list):
+        raise DecodeError(path, f"expected a list, got {_shown(value)}")
+    if "max_items" in meta and len(value) > meta["max_items"]:
+        raise DecodeError(path, f"at most {meta['max_items']} items, got {len(value)}")
+    (item,) = get_args(tp)
+    return [_value(item, v, f"{path}[{i}]", {}) for i, v in enumerate(value)]
+
+
+def _enum_value(tp: type[enum.Enum], value: Any, path: str) -> enum.Enum:
+    try:
+        return tp(value)
+    except ValueError:
+        names = ", ".join(repr(m.value) for m in tp)
+        raise DecodeError(path, f"expected one of {names}, got {_shown(value)}") from None
+
+
+def _bool_value(value: Any, path: str, _meta: Mapping[str, Any]) -> bool:
+    if isinstance(value, bool):
         return value
-    raise TypeError(f"cannot decode {tp!r} at {path}")
+    raise DecodeError(path, f"expected true or false, got {_shown(value)}")
+
+
+def _int_value(value: Any, path: str, meta: Mapping[str, Any]) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        _check_number(value, meta, path)
+        return value
+    raise DecodeError(path, f"expected an integer, got {_shown(value)}")
+
+
+def _float_value(value: Any, path: str, meta: Mapping[str, Any]) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        _check_number(value, meta, path)
+        return float(value)
+    raise DecodeError(path, f"expected a number, got {_shown(value)}")
+
+
+def _str_value(value: Any, path: str, meta: Mapping[str, Any]) -> str:
+    if not isinstance(value, str):
+        raise DecodeError(path, f"expected a string, got {_shown(value)}")
+    if "max_length" in meta and len(value) > meta["max_length"]:
+        raise DecodeError(path, f"at most {meta['max_length']} characters")
+    if "pattern" in meta and not re.search(meta["pattern"], value):
+        raise DecodeError(path, f"{_shown(value)} does not match {meta['pattern']}")
+    return value
+
+
+_SCALARS: dict[Any, Callable[[Any, str, Mapping[str, Any]], Any]] = {
+    bool: _bool_value,
+    int: _int_value,
+    float: _float_value,
+    str: _str_value,
+}
 
 
 def decode(cls: type[T], data: Any, path: str = "") -> T:

@@ -202,6 +202,29 @@ class Watch:
         self._log.info("watch.retrying", error=str(error), delay=round(delay, 2))
         await asyncio.sleep(delay)
 
+    def _change(
+        self, line: bytes, rt: ResourceType, known: KnownObjects, backoff: Backoff
+    ) -> WatchEvent | None:
+        """What one line of the stream changed: None for a bookmark or an event already
+        delivered; an ERROR event raises the error it carries."""
+        target = self._target
+        kind, obj = _decode(line, target)
+        if kind == "ERROR":
+            code = obj.get("code")
+            status = code if isinstance(code, int) else 500
+            raise error_for_status(status, json.dumps(obj).encode(), target)
+        meta = obj.get("metadata") or {}
+        rv = meta.get("resourceVersion")
+        self.resource_version = str(rv or self.resource_version)
+        if kind == "BOOKMARK":
+            return None
+        if kind not in EventType.__members__:
+            raise ClusterError(f"unknown watch event type {kind!r}", target=target)
+        obj.setdefault("apiVersion", rt.api_version)
+        obj.setdefault("kind", rt.kind)
+        backoff.reset()
+        return known.observe(EventType(kind), obj)
+
     async def _run(self) -> AsyncGenerator[WatchEvent | Synced, None]:
         target = self._target
         resolving = self._discovery.resolve(target.api_version, target.kind)
@@ -230,22 +253,7 @@ class Watch:
                     reader = LineReader(resp.content, self._settings.max_event_bytes, target)
                     while (line := await reader.readline()) is not None:
                         received += 1
-                        kind, obj = _decode(line, target)
-                        if kind == "ERROR":
-                            code = obj.get("code")
-                            status = code if isinstance(code, int) else 500
-                            raise error_for_status(status, json.dumps(obj).encode(), target)
-                        meta = obj.get("metadata") or {}
-                        rv = meta.get("resourceVersion")
-                        self.resource_version = str(rv or self.resource_version)
-                        if kind == "BOOKMARK":
-                            continue
-                        if kind not in EventType.__members__:
-                            raise ClusterError(f"unknown watch event type {kind!r}", target=target)
-                        obj.setdefault("apiVersion", rt.api_version)
-                        obj.setdefault("kind", rt.kind)
-                        backoff.reset()
-                        change = known.observe(EventType(kind), obj)
+                        change = self._change(line, rt, known, backoff)
                         if change is not None:
                             yield change
             except Expired as e:

@@ -65,17 +65,12 @@ def apply_overrides(
     `field` names the block in errors (`spec.source.kustomize`). RenderError says which
     override is wrong and why.
     """
-    for name in overrides:
-        if name in REFUSED:
-            raise RenderError(f"{field}.{name} is set: {REFUSED[name]}")
+    _check_fields(overrides, field)
     result = dict(kustomization)
     for name in _STRINGS:
         value = overrides.get(name)
         if value not in (None, ""):
             result[name] = _string(value, f"{field}.{name}")
-    for name in _FLAGS:
-        if not isinstance(overrides.get(name, False), bool):
-            raise RenderError(f"{field}.{name} must be true or false")
     images = _list(overrides.get("images"), f"{field}.images")
     for i, image in enumerate(images):
         result["images"] = _set_image(result.get("images"), image, f"{field}.images[{i}]")
@@ -101,14 +96,29 @@ def apply_overrides(
         result["patches"] = [*_existing_list(result.get("patches"), "patches"), *patches]
     components = _list(overrides.get("components"), f"{field}.components")
     if components:
-        listed = _existing_list(result.get("components"), "components")
-        for i, component in enumerate(components):
-            path = _string(component, f"{field}.components[{i}]")
-            if path not in listed:
-                listed = [*listed, path]
-        result["components"] = listed
+        result["components"] = _add_components(result.get("components"), components, field)
     ignored = tuple(sorted(n for n in overrides if n not in _KNOWN))
     return Edited(result, ignored)
+
+
+def _check_fields(overrides: Mapping[str, Any], field: str) -> None:
+    """Refuse the overrides Sluice does not carry out, and flags that are not booleans."""
+    for name in overrides:
+        if name in REFUSED:
+            raise RenderError(f"{field}.{name} is set: {REFUSED[name]}")
+    for name in _FLAGS:
+        if not isinstance(overrides.get(name, False), bool):
+            raise RenderError(f"{field}.{name} must be true or false")
+
+
+def _add_components(existing: Any, components: list[Any], field: str) -> list[Any]:
+    """The kustomization's components with the overrides' appended (each path once)."""
+    listed = _existing_list(existing, "components")
+    for i, component in enumerate(components):
+        path = _string(component, f"{field}.components[{i}]")
+        if path not in listed:
+            listed = [*listed, path]
+    return listed
 
 
 def parse_image(text: str, where: str) -> dict[str, str]:

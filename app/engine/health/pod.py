@@ -45,6 +45,36 @@ def _error_waits(containers: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return messages
 
 
+def _failed(
+    obj: KubeObject, message: str, containers: list[tuple[str, dict[str, Any]]]
+) -> HealthStatus:
+    """A Failed pod: its own message, else the first container's failure."""
+    if message:
+        return HealthStatus(HealthStatusCode.DEGRADED, message)
+    for where, container in fields.entries(obj, "status.initContainerStatuses") + containers:
+        failure = _failure_message(where, container)
+        if failure:
+            return HealthStatus(HealthStatusCode.DEGRADED, failure)
+    return HealthStatus(HealthStatusCode.DEGRADED)
+
+
+def _running(
+    obj: KubeObject, restart_policy: str, message: str, containers: list[tuple[str, dict[str, Any]]]
+) -> HealthStatus:
+    """A Running pod: a run-to-completion pod is still at work; a restarting one is Healthy
+    once Ready, Degraded while not Ready after a container ended."""
+    if restart_policy in ("OnFailure", "Never"):
+        return HealthStatus(HealthStatusCode.PROGRESSING, message)
+    if restart_policy != "Always":
+        return HealthStatus(HealthStatusCode.UNKNOWN, message)
+    ready = fields.find(fields.conditions(obj), "Ready")
+    if ready is not None and ready.true:
+        return HealthStatus(HealthStatusCode.HEALTHY, message)
+    if any(fields.value(c, "lastState.terminated", at=w) is not None for w, c in containers):
+        return HealthStatus(HealthStatusCode.DEGRADED, message)
+    return HealthStatus(HealthStatusCode.PROGRESSING, message)
+
+
 def health(obj: KubeObject) -> HealthStatus:
     """Health from the pod phase, container states and readiness."""
     restart_policy = fields.string(obj, "spec.restartPolicy") or "Always"
@@ -54,30 +84,13 @@ def health(obj: KubeObject) -> HealthStatus:
         waiting = _error_waits(containers)
         if waiting:
             return HealthStatus(HealthStatusCode.DEGRADED, ", ".join(waiting))
-
     phase = fields.string(obj, "status.phase")
     if phase == "Pending":
         return HealthStatus(HealthStatusCode.PROGRESSING, message)
     if phase == "Succeeded":
         return HealthStatus(HealthStatusCode.HEALTHY, message)
     if phase == "Failed":
-        if message:
-            return HealthStatus(HealthStatusCode.DEGRADED, message)
-        for where, container in fields.entries(obj, "status.initContainerStatuses") + containers:
-            failure = _failure_message(where, container)
-            if failure:
-                return HealthStatus(HealthStatusCode.DEGRADED, failure)
-        return HealthStatus(HealthStatusCode.DEGRADED)
+        return _failed(obj, message, containers)
     if phase == "Running":
-        if restart_policy in ("OnFailure", "Never"):
-            return HealthStatus(HealthStatusCode.PROGRESSING, message)
-        if restart_policy == "Always":
-            ready = fields.find(fields.conditions(obj), "Ready")
-            if ready is not None and ready.true:
-                return HealthStatus(HealthStatusCode.HEALTHY, message)
-            if any(
-                fields.value(c, "lastState.terminated", at=w) is not None for w, c in containers
-            ):
-                return HealthStatus(HealthStatusCode.DEGRADED, message)
-            return HealthStatus(HealthStatusCode.PROGRESSING, message)
+        return _running(obj, restart_policy, message, containers)
     return HealthStatus(HealthStatusCode.UNKNOWN, message)

@@ -61,39 +61,11 @@ def apply_strategic_patch(
 
 
 def _merge_map(original: dict[str, Any], patch: dict[str, Any], node: Node) -> dict[str, Any]:
-    directive = patch.get(DIRECTIVE, MISSING)
-    if directive is not MISSING:
-        if directive == REPLACE:
-            rest = {k: v for k, v in patch.items() if k != DIRECTIVE}
-            return _merge_map(_EMPTY, rest, node)
-        if directive == DELETE:
-            return {}
-        if directive != MERGE:
-            raise Fault(
-                f"unknown $patch directive {shown(directive)}; use merge, replace or delete"
-            ).at(DIRECTIVE)
+    whole = _whole_map(patch, node)
+    if whole is not None:
+        return whole
     result = dict(original)
-    directives = [key for key in patch if key[:1] == "$"]
-    ordered: set[str] = set()
-    deletions: list[tuple[str, Any]] = []
-    if directives:
-        if RETAIN_KEYS in patch:
-            _retain_keys(result, patch)
-        for key in directives:
-            if key.startswith(SET_ORDER):
-                name = _directive_target(key, SET_ORDER)
-                try:
-                    _set_element_order(result, patch, name, patch[key], node.child(name))
-                except Fault as fault:
-                    raise fault.at(name) from None
-                ordered.add(name)
-            elif key.startswith(DELETE_FROM_PRIMITIVE_LIST):
-                deletions.append((_directive_target(key, DELETE_FROM_PRIMITIVE_LIST), patch[key]))
-            elif key not in (DIRECTIVE, RETAIN_KEYS):
-                raise Fault(
-                    f"unknown directive {shown(key)}; strategic merge patch knows $patch, "
-                    "$retainKeys, $setElementOrder/<list> and $deleteFromPrimitiveList/<list>"
-                )
+    ordered, deletions = _map_directives(result, patch, node)
     fields = node.fields
     for key, value in patch.items():
         if key[:1] == "$" or key in ordered:
@@ -111,6 +83,51 @@ def _merge_map(original: dict[str, Any], patch: dict[str, Any], node: Node) -> d
         except Fault as fault:
             raise fault.at(name) from None
     return result
+
+
+def _whole_map(patch: dict[str, Any], node: Node) -> dict[str, Any] | None:
+    """The map `$patch: replace` or `$patch: delete` makes; None to merge key by key."""
+    directive = patch.get(DIRECTIVE, MISSING)
+    if directive is MISSING or directive == MERGE:
+        return None
+    if directive == REPLACE:
+        rest = {k: v for k, v in patch.items() if k != DIRECTIVE}
+        return _merge_map(_EMPTY, rest, node)
+    if directive == DELETE:
+        return {}
+    raise Fault(f"unknown $patch directive {shown(directive)}; use merge, replace or delete").at(
+        DIRECTIVE
+    )
+
+
+def _map_directives(
+    result: dict[str, Any], patch: dict[str, Any], node: Node
+) -> tuple[set[str], list[tuple[str, Any]]]:
+    """Carry out `$retainKeys` and `$setElementOrder/<list>` on `result`: the lists put in
+    order that way, and the `$deleteFromPrimitiveList/<list>` deletions left to make."""
+    ordered: set[str] = set()
+    deletions: list[tuple[str, Any]] = []
+    directives = [key for key in patch if key[:1] == "$"]
+    if not directives:
+        return ordered, deletions
+    if RETAIN_KEYS in patch:
+        _retain_keys(result, patch)
+    for key in directives:
+        if key.startswith(SET_ORDER):
+            name = _directive_target(key, SET_ORDER)
+            try:
+                _set_element_order(result, patch, name, patch[key], node.child(name))
+            except Fault as fault:
+                raise fault.at(name) from None
+            ordered.add(name)
+        elif key.startswith(DELETE_FROM_PRIMITIVE_LIST):
+            deletions.append((_directive_target(key, DELETE_FROM_PRIMITIVE_LIST), patch[key]))
+        elif key not in (DIRECTIVE, RETAIN_KEYS):
+            raise Fault(
+                f"unknown directive {shown(key)}; strategic merge patch knows $patch, "
+                "$retainKeys, $setElementOrder/<list> and $deleteFromPrimitiveList/<list>"
+            )
+    return ordered, deletions
 
 
 def _directive_target(key: str, prefix: str) -> str:
@@ -155,23 +172,7 @@ def _merge_list(original: list[Any], patch: list[Any], node: Node) -> list[Any]:
     merge_key = node.merge_key
     if not merge_key:
         raise Fault("this list merges scalars; its items cannot be objects")
-    items: list[dict[str, Any]] = []
-    deleted: set[tuple[str, Any]] = set()
-    replace = False
-    for index, item in enumerate(patch):
-        directive = item.get(DIRECTIVE, MISSING)
-        if directive is MISSING:
-            items.append(item)
-        elif directive == DELETE:
-            deleted.add(item_key(item, merge_key, index))
-        elif directive == REPLACE:
-            replace = True
-        elif directive == MERGE:
-            items.append({k: v for k, v in item.items() if k != DIRECTIVE})
-        else:
-            raise Fault(
-                f"unknown $patch directive {shown(directive)}; use merge, replace or delete"
-            ).at(index)
+    items, deleted, replace = _list_directives(patch, merge_key)
     element = node.element
     if replace:
         return [_merge_map(_EMPTY, item, element) for item in items]
@@ -200,6 +201,31 @@ def _merge_list(original: list[Any], patch: list[Any], node: Node) -> list[Any]:
         (-1 if key in deleted else positions.get(key, -1), item) for key, item in merged.items()
     ]
     return _interleave(server_only, patched)
+
+
+def _list_directives(
+    patch: list[Any], merge_key: str
+) -> tuple[list[dict[str, Any]], set[tuple[str, Any]], bool]:
+    """The patch's items to merge, the keys its `$patch: delete` items delete, and whether
+    a `$patch: replace` item replaces the whole list."""
+    items: list[dict[str, Any]] = []
+    deleted: set[tuple[str, Any]] = set()
+    replace = False
+    for index, item in enumerate(patch):
+        directive = item.get(DIRECTIVE, MISSING)
+        if directive is MISSING:
+            items.append(item)
+        elif directive == DELETE:
+            deleted.add(item_key(item, merge_key, index))
+        elif directive == REPLACE:
+            replace = True
+        elif directive == MERGE:
+            items.append({k: v for k, v in item.items() if k != DIRECTIVE})
+        else:
+            raise Fault(
+                f"unknown $patch directive {shown(directive)}; use merge, replace or delete"
+            ).at(index)
+    return items, deleted, replace
 
 
 def _merge_scalars(original: list[Any], patch: list[Any]) -> list[Any]:

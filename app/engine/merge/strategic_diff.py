@@ -81,23 +81,7 @@ def _diff_maps(
             continue
         if kind is dict:
             child = fields.get(key, UNTYPED)
-            if child.strategy is PatchStrategy.REPLACE:
-                if changes:
-                    patch[key] = new
-            elif old is not new:
-                try:
-                    sub = _diff_maps(
-                        old,
-                        new,
-                        child,
-                        changes=changes,
-                        deletions=deletions,
-                        retain=child.retain_keys,
-                    )
-                except Fault as fault:
-                    raise fault.at(key) from None
-                if sub:
-                    patch[key] = sub
+            _diff_map_field(key, old, new, child, patch, changes=changes, deletions=deletions)
         elif old is new:
             continue
         elif kind is list and fields.get(key, UNTYPED).strategy is PatchStrategy.MERGE:
@@ -112,12 +96,43 @@ def _diff_maps(
             if key not in modified:
                 patch[key] = None
     if retain:
-        keep = [key for key, value in modified.items() if value is not None]
-        if keep and (
-            patch or any(v is not None and k not in modified for k, v in original.items())
-        ):
-            patch[RETAIN_KEYS] = sorted(keep)
+        _retain_keys(patch, original, modified)
     return patch
+
+
+def _diff_map_field(
+    key: str,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    node: Node,
+    patch: dict[str, Any],
+    *,
+    changes: bool,
+    deletions: bool,
+) -> None:
+    """The patch of one map field: the whole map when its strategy is replace, else key by
+    key (nothing when unchanged)."""
+    if node.strategy is PatchStrategy.REPLACE:
+        if changes:
+            patch[key] = new
+        return
+    if old is new:
+        return
+    try:
+        sub = _diff_maps(
+            old, new, node, changes=changes, deletions=deletions, retain=node.retain_keys
+        )
+    except Fault as fault:
+        raise fault.at(key) from None
+    if sub:
+        patch[key] = sub
+
+
+def _retain_keys(patch: dict[str, Any], original: dict[str, Any], modified: dict[str, Any]) -> None:
+    """`$retainKeys` for a map whose strategy retains keys, when the patch changes it."""
+    keep = [key for key, value in modified.items() if value is not None]
+    if keep and (patch or any(v is not None and k not in modified for k, v in original.items())):
+        patch[RETAIN_KEYS] = sorted(keep)
 
 
 def _diff_list(

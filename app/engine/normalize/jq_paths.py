@@ -114,6 +114,76 @@ def nested_quantifier(pattern: str) -> bool:
     return False
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What the admission limits bound, counted over an expression's tokens."""
+
+    commas: int = 0
+    plus: int = 0
+    descents: int = 0
+    uses_regex: bool = False
+    strings: list[str] = field(default_factory=list)
+
+    def refusal(self) -> str:
+        """Why the whole expression is refused ("" if it is admitted)."""
+        if self.uses_regex and any(nested_quantifier(json.loads(text)) for text in self.strings):
+            return (
+                "has a regular expression with a quantified group containing a quantifier "
+                "(like (a+)+), which can backtrack catastrophically"
+            )
+        for count, limit, what in (
+            (self.commas, MAX_COMMAS, "','"),
+            (self.plus, MAX_PLUS, "'+'"),
+            (self.descents, MAX_DESCENTS, "recursive descents (.., recurse, paths)"),
+        ):
+            if count > limit:
+                return f"uses more than {limit} {what}"
+        return ""
+
+
+def _ident_refusal(text: str, rest: str, tally: _Tally) -> str:
+    if text not in _ALLOWED:
+        return (
+            f"uses {text!r}, which is not allowed (it can loop, recurse or read outside the object)"
+        )
+    tally.uses_regex = tally.uses_regex or text in _REGEX_BUILTINS
+    if text in _DESCENTS:
+        tally.descents += 1
+        if text == "recurse" and rest.lstrip().startswith("("):
+            return "uses recurse(f), which can loop without bound"
+    return ""
+
+
+def _op_refusal(text: str, tally: _Tally) -> str:
+    if text in _ASSIGNMENTS:
+        return f"assigns with {text!r}, which is not allowed"
+    if text == "*":
+        return "multiplies with '*', which is not allowed"
+    tally.commas += text == ","
+    tally.plus += text == "+"
+    return ""
+
+
+def _token_refusal(kind: str | None, text: str, rest: str, tally: _Tally) -> str:
+    """Why one token is refused ("" if it is admitted), counting it in `tally`; `rest` is
+    the expression after it."""
+    if kind == "string":
+        if "\\(" in text:
+            return "uses string interpolation, which is not allowed"
+        tally.strings.append(text)
+    elif kind == "variable" and text in ("$ENV", "$__loc__", "$__prog_args"):
+        return f"reads {text}, which is not allowed"
+    elif kind == "format" and text not in ("@text", "@json", "@base64", "@base64d", "@uri"):
+        return f"uses {text}, which is not allowed"
+    elif kind == "ident":
+        return _ident_refusal(text, rest, tally)
+    elif kind == "descent":
+        tally.descents += 1
+    elif kind == "op":
+        return _op_refusal(text, tally)
+    return ""
+
+
 def admit(expression: str, field_path: str) -> None:
     """Raise SpecError unless `expression` passes the admission rules (module docstring)."""
     if not expression.strip():
@@ -122,66 +192,19 @@ def admit(expression: str, field_path: str) -> None:
         raise _reject(
             field_path, expression[:40] + "...", f"is longer than {MAX_LENGTH} characters"
         )
-    commas = plus = descents = 0
-    uses_regex = False
-    strings: list[str] = []
+    tally = _Tally()
     pos = 0
     while pos < len(expression):
         match = _TOKEN.match(expression, pos)
         if match is None:
             raise _reject(field_path, expression, f"has an unexpected character at {pos + 1}")
         pos = match.end()
-        kind, text = match.lastgroup, match.group()
-        if kind == "string":
-            if "\\(" in text:
-                raise _reject(
-                    field_path, expression, "uses string interpolation, which is not allowed"
-                )
-            strings.append(text)
-        if kind == "variable" and text in ("$ENV", "$__loc__", "$__prog_args"):
-            raise _reject(field_path, expression, f"reads {text}, which is not allowed")
-        if kind == "format" and text not in ("@text", "@json", "@base64", "@base64d", "@uri"):
-            raise _reject(field_path, expression, f"uses {text}, which is not allowed")
-        if kind == "ident":
-            if text not in _ALLOWED:
-                raise _reject(
-                    field_path,
-                    expression,
-                    f"uses {text!r}, which is not allowed (it can loop, "
-                    "recurse or read outside the object)",
-                )
-            uses_regex = uses_regex or text in _REGEX_BUILTINS
-            if text in _DESCENTS:
-                descents += 1
-                if text == "recurse" and expression[pos:].lstrip().startswith("("):
-                    raise _reject(
-                        field_path, expression, "uses recurse(f), which can loop without bound"
-                    )
-        if kind == "descent":
-            descents += 1
-        if kind == "op":
-            if text in _ASSIGNMENTS:
-                raise _reject(
-                    field_path, expression, f"assigns with {text!r}, which is not allowed"
-                )
-            if text == "*":
-                raise _reject(field_path, expression, "multiplies with '*', which is not allowed")
-            commas += text == ","
-            plus += text == "+"
-    if uses_regex and any(nested_quantifier(json.loads(text)) for text in strings):
-        raise _reject(
-            field_path,
-            expression,
-            "has a regular expression with a quantified group containing a quantifier "
-            "(like (a+)+), which can backtrack catastrophically",
-        )
-    for count, limit, what in (
-        (commas, MAX_COMMAS, "','"),
-        (plus, MAX_PLUS, "'+'"),
-        (descents, MAX_DESCENTS, "recursive descents (.., recurse, paths)"),
-    ):
-        if count > limit:
-            raise _reject(field_path, expression, f"uses more than {limit} {what}")
+        why = _token_refusal(match.lastgroup, match.group(), expression[pos:], tally)
+        if why:
+            raise _reject(field_path, expression, why)
+    why = tally.refusal()
+    if why:
+        raise _reject(field_path, expression, why)
 
 
 @dataclass(slots=True)

@@ -90,37 +90,42 @@ class FakeCluster:
                     return ActionResult(action.id, False, self.fail_dry_run[name])
                 return ActionResult(action.id, True, f"{action.key.kind.lower()}/{name} (dry run)")
             case Apply() | CreateNamespace():
-                if name in self.fail_apply:
-                    return ActionResult(action.id, False, self.fail_apply[name])
-                verb = "configured" if live else "created"
-                if live is None:
-                    self.created[name] = self.created.get(name, 0) + 1
-                    self.add(action.object)
-                else:
-                    merged = copy.deepcopy(action.object)
-                    merged["metadata"]["uid"] = live["metadata"]["uid"]
-                    self.objects[action.key] = merged
-                return ActionResult(action.id, True, f"{action.key.kind.lower()}/{name} {verb}")
+                return self._apply(action, live)
             case Prune() | DeleteHook():
                 if live is not None:
-                    if live["metadata"].get("finalizers"):
-                        live["metadata"]["deletionTimestamp"] = "2026-11-29T12:00:00Z"
-                    else:
-                        del self.objects[action.key]
+                    self._delete(action.key, live)
                 return ActionResult(action.id, True, "deleted")
             case RemoveHookFinalizer():
                 if live is not None:
-                    finalizers = live["metadata"].get("finalizers") or []
-                    live["metadata"]["finalizers"] = [
-                        f for f in finalizers if f != action.finalizer
-                    ]
-                    if (
-                        live["metadata"].get("deletionTimestamp")
-                        and not live["metadata"]["finalizers"]
-                    ):
-                        del self.objects[action.key]
+                    self._remove_finalizer(action.key, live, action.finalizer)
                 return ActionResult(action.id, True, "")
         raise AssertionError(f"unexpected action {action!r}")
+
+    def _apply(self, action: Apply | CreateNamespace, live: KubeObject | None) -> ActionResult:
+        name = action.key.name
+        if name in self.fail_apply:
+            return ActionResult(action.id, False, self.fail_apply[name])
+        verb = "configured" if live else "created"
+        if live is None:
+            self.created[name] = self.created.get(name, 0) + 1
+            self.add(action.object)
+        else:
+            merged = copy.deepcopy(action.object)
+            merged["metadata"]["uid"] = live["metadata"]["uid"]
+            self.objects[action.key] = merged
+        return ActionResult(action.id, True, f"{action.key.kind.lower()}/{name} {verb}")
+
+    def _delete(self, key: ResourceKey, live: KubeObject) -> None:
+        if live["metadata"].get("finalizers"):
+            live["metadata"]["deletionTimestamp"] = "2026-11-29T12:00:00Z"
+        else:
+            del self.objects[key]
+
+    def _remove_finalizer(self, key: ResourceKey, live: KubeObject, finalizer: str) -> None:
+        finalizers = live["metadata"].get("finalizers") or []
+        live["metadata"]["finalizers"] = [f for f in finalizers if f != finalizer]
+        if live["metadata"].get("deletionTimestamp") and not live["metadata"]["finalizers"]:
+            del self.objects[key]
 
     def finish_deletions(self) -> None:
         """Let the garbage collector finish: objects being deleted without finalizers go."""
