@@ -11,6 +11,7 @@ from app.bus import subjects
 from app.bus.messages import REFRESH, RefreshRequest, decode
 from app.bus.schedules import SCHEDULE
 from app.bus.subjects import Purpose
+from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.sync import OperationPhase, RefreshLevel
 from app.model.timestamps import parse_time
@@ -47,7 +48,7 @@ async def put_project(rt: Runtime, *windows: dict[str, Any]) -> None:
     )
 
 
-async def window_timer(rt: Runtime, app_ref: subjects.AppRef) -> tuple[RefreshRequest, dt.datetime]:
+async def window_timer(rt: Runtime, app_ref: AppRef) -> tuple[RefreshRequest, dt.datetime]:
     subject = subjects.schedule(Purpose.SYNC_WINDOW, app_ref)
     try:
         timer = await rt.bus.js.get_msg(subjects.WORK_STREAM, 1, subject=subject, next=True)
