@@ -85,10 +85,12 @@ def _deployment_defaults(obj: KubeObject, old: KubeObject | None) -> None:
     spec.setdefault("replicas", 1)
     spec.setdefault("revisionHistoryLimit", 10)
     spec.setdefault("progressDeadlineSeconds", 600)
-    spec.setdefault(
-        "strategy",
-        {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
-    )
+    strategy = own(spec, "strategy")
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = own(strategy, "rollingUpdate")
+        rolling.setdefault("maxSurge", "25%")
+        rolling.setdefault("maxUnavailable", "25%")
 
 
 def _job_defaults(obj: KubeObject, old: KubeObject | None) -> None:

@@ -3,8 +3,9 @@
 JSON everywhere; YAML where Kubernetes accepts it (`application/yaml`, and server-side
 apply's `application/apply-patch+yaml`, which kubectl actually sends as JSON). YAML
 anchors and aliases are refused so a small body cannot expand into a huge object.
-Protobuf, which kubectl's generator commands send, cannot be decoded here: the answer is
-a 415 telling the user what to run instead.
+Protobuf, which kubectl's generator commands send for built-in kinds, is decoded into
+the same JSON form (`app.localcluster.protobuf`) where the real server accepts it:
+creates and updates, not patches.
 """
 
 import json
@@ -13,13 +14,15 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from app.localcluster import errors
+from app.localcluster import errors, protobuf
 from app.localcluster.api.patches import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 
 JSON = "application/json"
 YAML = "application/yaml"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH)
+OBJECT_TYPES = (JSON, YAML, PROTOBUF)
+"""What a create or update body may be."""
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -42,13 +45,15 @@ def media_type(request: web.Request) -> str:
     return request.content_type.lower()
 
 
-def _protobuf_refused() -> errors.ApiError:
-    return errors.unsupported_media_type(
-        "the local cluster cannot decode protobuf request bodies "
-        f"({PROTOBUF}); write the object as YAML and use `kubectl apply -f FILE` or "
-        "`kubectl create -f FILE` instead of a generator command such as "
-        "`kubectl create namespace`"
-    )
+def _protobuf(raw: bytes) -> Any:
+    try:
+        return protobuf.decode(raw)
+    except protobuf.UnknownKind as e:
+        raise errors.unsupported_media_type(
+            f"{e}: send it as JSON or YAML (`kubectl apply -f FILE`)"
+        ) from None
+    except protobuf.ProtobufError as e:
+        raise errors.bad_request(f"the protobuf request body cannot be decoded: {e}") from None
 
 
 def _yaml(raw: bytes) -> Any:
@@ -63,14 +68,14 @@ def _yaml(raw: bytes) -> Any:
 
 def decode(raw: bytes, content_type: str, *, allowed: tuple[str, ...] = (JSON, YAML)) -> Any:
     """The decoded body; 415 for a media type not in `allowed`, 400 for a malformed one."""
-    if content_type == PROTOBUF:
-        raise _protobuf_refused()
     if content_type not in allowed:
         accepted = ", ".join(allowed)
         raise errors.unsupported_media_type(
             f"the body of the request was in an unknown format ({content_type or 'none'}); "
             f"accepted media types include: {accepted}"
         )
+    if content_type == PROTOBUF:
+        return _protobuf(raw)
     if not raw.strip():
         return None
     try:

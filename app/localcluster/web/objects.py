@@ -176,7 +176,7 @@ async def _watch(
 
 
 async def _body(
-    request: web.Request, ctx: Context, allowed: tuple[str, ...] = (bodies.JSON, bodies.YAML)
+    request: web.Request, ctx: Context, allowed: tuple[str, ...] = bodies.OBJECT_TYPES
 ) -> Any:
     raw = await bodies.read(request, ctx.max_body_bytes)
     return bodies.decode(raw, bodies.media_type(request), allowed=allowed)

@@ -176,8 +176,15 @@ async def test_list_across_namespaces(http: Http) -> None:
             ("POST", CONFIGMAPS),
             b"\x0a\x03k8s",
             "application/vnd.kubernetes.protobuf",
+            (400, "BadRequest"),
+            id="malformed-protobuf",
+        ),
+        pytest.param(
+            ("PATCH", CONFIGMAPS + "/x"),
+            b"k8s\x00",
+            "application/vnd.kubernetes.protobuf",
             (415, "UnsupportedMediaType"),
-            id="protobuf",
+            id="protobuf-patch",
         ),
         pytest.param(
             ("POST", CONFIGMAPS),

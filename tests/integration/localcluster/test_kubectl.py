@@ -172,13 +172,6 @@ async def test_argo_cd_crds_are_installed(kubectl: Kubectl) -> None:
     ]
 
 
-async def test_generator_commands_are_told_what_to_run_instead(kubectl: Kubectl) -> None:
-    refused = await kubectl("create", "namespace", "team", check=False)
-    assert refused.returncode == 1
-    assert "UnsupportedMediaType" in refused.stderr
-    assert "kubectl apply -f FILE" in refused.stderr
-
-
 @pytest.mark.parametrize(
     ("flags", "refused"),
     [
