@@ -4,7 +4,7 @@ Short names, categories, subresources and which types keep `metadata.generation`
 the real API server, because kubectl and Sluice both read them from discovery.
 """
 
-from app.localcluster.resources import ResourceType
+from app.localcluster.resources import ResourceType, ScalePaths
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -38,10 +38,13 @@ def _t(
     short: tuple[str, ...] = (),
     in_all: bool = False,
     status: bool = False,
+    scale: bool = False,
+    log: bool = False,
     generation: bool = True,
     fields: tuple[str, ...] = (),
 ) -> ResourceType:
     group, _, version = api_version.rpartition("/")
+    subresources = (("status",) if status else ()) + (("scale",) if scale else ())
     return ResourceType(
         group=group,
         version=version,
@@ -51,9 +54,10 @@ def _t(
         namespaced=not cluster,
         short_names=short,
         categories=("all",) if in_all else (),
-        subresources=("status",) if status else (),
+        subresources=subresources + (("log",) if log else ()),
         generation=generation,
         field_selectors=fields,
+        scale=ScalePaths() if scale else None,
     )
 
 
@@ -65,7 +69,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("v1", "Service", "services", short=("svc",), in_all=True,
           status=True, generation=False),
     _t("v1", "ServiceAccount", "serviceaccounts", short=("sa",), generation=False),
-    _t("v1", "Pod", "pods", short=("po",), in_all=True, status=True,
+    _t("v1", "Pod", "pods", short=("po",), in_all=True, status=True, log=True,
           generation=False, fields=_POD_FIELDS),
     _t("v1", "PersistentVolumeClaim", "persistentvolumeclaims", short=("pvc",),
           status=True, generation=False),
@@ -78,11 +82,11 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("v1", "ResourceQuota", "resourcequotas", short=("quota",), status=True,
           generation=False),
     _t("apps/v1", "Deployment", "deployments", short=("deploy",),
-             in_all=True, status=True),
+             in_all=True, status=True, scale=True),
     _t("apps/v1", "ReplicaSet", "replicasets", short=("rs",),
-             in_all=True, status=True),
+             in_all=True, status=True, scale=True),
     _t("apps/v1", "StatefulSet", "statefulsets", short=("sts",),
-             in_all=True, status=True),
+             in_all=True, status=True, scale=True),
     _t("apps/v1", "DaemonSet", "daemonsets", short=("ds",),
              in_all=True, status=True),
     _t("batch/v1", "Job", "jobs", in_all=True, status=True),

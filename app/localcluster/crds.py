@@ -12,7 +12,13 @@ from typing import Any
 
 from app.localcluster.errors import Cause
 from app.localcluster.objectmeta import LABEL, SUBDOMAIN
-from app.localcluster.resources import GroupResource, PrinterColumn, Registry, ResourceType
+from app.localcluster.resources import (
+    GroupResource,
+    PrinterColumn,
+    Registry,
+    ResourceType,
+    ScalePaths,
+)
 from app.model.resource import KubeObject
 
 CRDS = GroupResource("apiextensions.k8s.io", "customresourcedefinitions")
@@ -94,6 +100,19 @@ def validate(crd: KubeObject) -> list[Cause]:
     return causes
 
 
+def _scale_causes(subresources: Any, path: str) -> list[Cause]:
+    scale = subresources.get("scale") if isinstance(subresources, dict) else None
+    if scale is None:
+        return []
+    if not isinstance(scale, dict):
+        return [Cause("FieldValueInvalid", "must be an object", path)]
+    return [
+        Cause("FieldValueRequired", "Required value", f"{path}.{key}")
+        for key in ("specReplicasPath", "statusReplicasPath")
+        if not str(scale.get(key) or "").startswith(".")
+    ]
+
+
 def _version_causes(versions: Any) -> list[Cause]:
     if not isinstance(versions, list) or not versions:
         return [Cause("FieldValueRequired", "must have at least one version", "spec.versions")]
@@ -109,6 +128,7 @@ def _version_causes(versions: Any) -> list[Cause]:
                 Cause("FieldValueInvalid", "must be a DNS-1123 label such as v1", f"{path}.name")
             )
         storage += 1 if version.get("storage") is True else 0
+        causes.extend(_scale_causes(version.get("subresources"), f"{path}.subresources.scale"))
         schema = version.get("schema")
         if not isinstance(schema, dict) or not isinstance(schema.get("openAPIV3Schema"), dict):
             causes.append(
@@ -236,6 +256,8 @@ def served_types(crd: KubeObject) -> list[ResourceType]:
         if version.get("served") is False:
             continue
         subresources = version.get("subresources") or {}
+        scale = subresources.get("scale")
+        status = ("status",) if "status" in subresources else ()
         out.append(
             ResourceType(
                 group=str(spec["group"]),
@@ -246,13 +268,27 @@ def served_types(crd: KubeObject) -> list[ResourceType]:
                 namespaced=spec["scope"] == "Namespaced",
                 short_names=tuple(names.get("shortNames", ())),
                 categories=tuple(names.get("categories", ())),
-                subresources=("status",) if "status" in subresources else (),
+                subresources=status + (("scale",) if scale else ()),
                 strategic_merge=False,
                 printer_columns=_columns(version),
                 crd=str(crd["metadata"]["name"]),
+                scale=_scale_paths(scale) if scale else None,
             )
         )
     return out
+
+
+def _scale_paths(scale: dict[str, Any]) -> ScalePaths:
+    """A CRD's scale subresource: its JSONPaths (`.spec.replicas`) as dotted paths."""
+
+    def path(key: str) -> str:
+        return str(scale.get(key) or "").lstrip(".")
+
+    return ScalePaths(
+        spec_replicas=path("specReplicasPath"),
+        status_replicas=path("statusReplicasPath"),
+        label_selector=path("labelSelectorPath"),
+    )
 
 
 def serve(registry: Registry, crd: KubeObject | None, name: str) -> None:

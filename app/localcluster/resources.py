@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 SUBRESOURCE_VERBS = ("get", "patch", "update")
+READ_ONLY_SUBRESOURCES = frozenset({"log"})
+"""Subresources that only answer GET (a pod's log)."""
+SCALE_KIND = ("autoscaling", "v1", "Scale")
+"""What every scale subresource reads and writes, whatever the parent type."""
 
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -42,6 +46,16 @@ class PrinterColumn:
 
 
 @dataclass(frozen=True, slots=True)
+class ScalePaths:
+    """Where a type keeps what its scale subresource shows (a CRD names them)."""
+
+    spec_replicas: str = "spec.replicas"
+    status_replicas: str = "status.replicas"
+    label_selector: str = ""
+    """Path of a selector string in the object; "" computes it from spec.selector."""
+
+
+@dataclass(frozen=True, slots=True)
 class ResourceType:
     """One served resource of one API version."""
 
@@ -54,7 +68,7 @@ class ResourceType:
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     subresources: tuple[str, ...] = ()
-    """`status` and/or `scale`."""
+    """`status`, `scale` (then `scale` is set) and `log` (pods)."""
     generation: bool = True
     """metadata.generation is kept and rises when anything outside metadata/status changes."""
     field_selectors: tuple[str, ...] = ()
@@ -64,6 +78,8 @@ class ResourceType:
     printer_columns: tuple[PrinterColumn, ...] = ()
     crd: str = ""
     """Name of the CustomResourceDefinition serving this type; empty for built-ins."""
+    scale: ScalePaths | None = None
+    """Set when the type has a scale subresource."""
 
     @property
     def group_resource(self) -> GroupResource:
@@ -80,6 +96,13 @@ class ResourceType:
     @property
     def list_kind(self) -> str:
         return self.kind + "List"
+
+    def subresource_kind(self, subresource: str) -> tuple[str, str, str]:
+        """(group, version, kind) a subresource answers with: Scale, else this type."""
+        return SCALE_KIND if subresource == "scale" else (self.group, self.version, self.kind)
+
+    def subresource_verbs(self, subresource: str) -> tuple[str, ...]:
+        return ("get",) if subresource in READ_ONLY_SUBRESOURCES else SUBRESOURCE_VERBS
 
 
 def version_priority(version: str) -> tuple[int, int, int, str]:

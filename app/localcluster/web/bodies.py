@@ -42,6 +42,10 @@ async def read(request: web.Request, limit: int) -> bytes:
 
 
 def media_type(request: web.Request) -> str:
+    """The body's media type; JSON when the request names none, as the real server takes it
+    (kubectl scale --current-replicas sends its Scale with no Content-Type)."""
+    if "Content-Type" not in request.headers:
+        return JSON
     return request.content_type.lower()
 
 

@@ -9,7 +9,7 @@ rebuilt only when its generation changes (a CRD was written or deleted).
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.localcluster.resources import ALL_VERBS, SUBRESOURCE_VERBS, Registry, ResourceType
+from app.localcluster.resources import ALL_VERBS, Registry, ResourceType
 
 AGGREGATED_CONTENT_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -22,8 +22,9 @@ def _group_version(group: str, version: str) -> str:
     return f"{group}/{version}" if group else version
 
 
-def _kind(rt: ResourceType) -> dict[str, str]:
-    return {"group": rt.group, "version": rt.version, "kind": rt.kind}
+def _kind(rt: ResourceType, subresource: str = "") -> dict[str, str]:
+    group, version, kind = rt.subresource_kind(subresource)
+    return {"group": group, "version": version, "kind": kind}
 
 
 def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
@@ -40,7 +41,11 @@ def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
         entry["categories"] = list(rt.categories)
     if rt.subresources:
         entry["subresources"] = [
-            {"subresource": sub, "responseKind": _kind(rt), "verbs": list(SUBRESOURCE_VERBS)}
+            {
+                "subresource": sub,
+                "responseKind": _kind(rt, sub),
+                "verbs": list(rt.subresource_verbs(sub)),
+            }
             for sub in rt.subresources
         ]
     return entry
@@ -58,16 +63,19 @@ def _plain_resources(rt: ResourceType) -> list[dict[str, Any]]:
         entry["shortNames"] = list(rt.short_names)
     if rt.categories:
         entry["categories"] = list(rt.categories)
-    subs = [
-        {
+    subs = []
+    for sub in rt.subresources:
+        group, version, kind = rt.subresource_kind(sub)
+        listed: dict[str, Any] = {
             "name": f"{rt.plural}/{sub}",
             "singularName": "",
             "namespaced": rt.namespaced,
-            "kind": rt.kind,
-            "verbs": list(SUBRESOURCE_VERBS),
+            "kind": kind,
+            "verbs": list(rt.subresource_verbs(sub)),
         }
-        for sub in rt.subresources
-    ]
+        if (group, version) != (rt.group, rt.version):
+            listed.update(group=group, version=version)
+        subs.append(listed)
     return [entry, *subs]
 
 

@@ -15,7 +15,7 @@ from app.localcluster import errors
 from app.localcluster.api import deletes, patches, writes
 from app.localcluster.resources import ResourceType
 from app.localcluster.selectors import Matcher, matcher, parse_field_selector, parse_label_selector
-from app.localcluster.web import bodies, query, tables
+from app.localcluster.web import bodies, query, scale, tables
 from app.localcluster.web import watch as watching
 from app.localcluster.web.context import CONTEXT, Context
 from app.localcluster.web.paths import Target
@@ -196,6 +196,10 @@ async def handle(request: web.Request, target: Target) -> web.StreamResponse:
     rt = resolve(ctx, target)
     namespace = target.namespace or ""
     method = request.method
+    if target.subresource == "scale":
+        if rt.namespaced and target.namespace is None:
+            raise _not_served()
+        return await scale.handle(request, ctx, rt, target)
     if method == "GET":
         return await _get(request, ctx, rt, target)
     if rt.namespaced and target.namespace is None and method != "DELETE":

@@ -38,13 +38,16 @@ def _schema_name(rt: ResourceType) -> str:
     return f"io.k8s.{group}.{rt.version}.{rt.kind}"
 
 
-def _gvk(rt: ResourceType) -> dict[str, str]:
-    return {"group": rt.group, "version": rt.version, "kind": rt.kind}
+def _gvk(rt: ResourceType, subresource: str = "") -> dict[str, str]:
+    group, version, kind = rt.subresource_kind(subresource)
+    return {"group": group, "version": version, "kind": kind}
 
 
-def _operation(rt: ResourceType, action: str, ref: str, body: bool) -> dict[str, Any]:
+def _operation(
+    rt: ResourceType, action: str, ref: str, body: bool, subresource: str = ""
+) -> dict[str, Any]:
     op: dict[str, Any] = {
-        "operationId": f"{action}{rt.kind}",
+        "operationId": f"{action}{rt.kind}{subresource.capitalize()}",
         "parameters": [
             {"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
             for name in _QUERY_PARAMETERS
@@ -53,7 +56,7 @@ def _operation(rt: ResourceType, action: str, ref: str, body: bool) -> dict[str,
             "200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}
         },
         "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": _gvk(rt),
+        "x-kubernetes-group-version-kind": _gvk(rt, subresource),
     }
     if body:
         op["requestBody"] = {
@@ -82,7 +85,8 @@ def document(
             "patch": _operation(rt, "patch", ref, body=True),
         }
         for sub in rt.subresources:
-            paths[f"{item}/{sub}"] = {"patch": _operation(rt, "patch", ref, body=True)}
+            if "patch" in rt.subresource_verbs(sub):
+                paths[f"{item}/{sub}"] = {"patch": _operation(rt, "patch", ref, True, sub)}
         schema = dict(
             schema_of(rt) or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
         )

@@ -44,7 +44,12 @@ async def test_aggregated_discovery(http: Http) -> None:
             "subresource": "status",
             "responseKind": {"group": "apps", "version": "v1", "kind": "Deployment"},
             "verbs": ["get", "patch", "update"],
-        }
+        },
+        {
+            "subresource": "scale",
+            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+            "verbs": ["get", "patch", "update"],
+        },
     ]
     assert apps["versions"][0]["freshness"] == "Current"
 
