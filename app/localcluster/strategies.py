@@ -98,6 +98,23 @@ def _job_defaults(obj: KubeObject, old: KubeObject | None) -> None:
     spec.setdefault("completions", 1)
     spec.setdefault("parallelism", 1)
     spec.setdefault("backoffLimit", 6)
+    if old is None and not spec.get("manualSelector"):
+        _job_selector(spec, str(obj["metadata"].get("uid")), str(obj["metadata"]["name"]))
+
+
+def _job_selector(spec: dict[str, Any], uid: str, name: str) -> None:
+    """The selector the Job API generates: its pods by the Job's uid (so `kubectl logs
+    job/x` and the Job controller find exactly its pods), labels on the template to match."""
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    template = own(spec, "template")
+    meta = own(template, "metadata")
+    meta["labels"] = {
+        **(meta.get("labels") or {}),
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid,
+        "job-name": name,
+    }
 
 
 def _service_defaults(obj: KubeObject, old: KubeObject | None) -> None:

@@ -15,7 +15,7 @@ from app.localcluster import errors
 from app.localcluster.api import deletes, patches, writes
 from app.localcluster.resources import ResourceType
 from app.localcluster.selectors import Matcher, matcher, parse_field_selector, parse_label_selector
-from app.localcluster.web import bodies, query, scale, tables
+from app.localcluster.web import bodies, logs, query, scale, tables
 from app.localcluster.web import watch as watching
 from app.localcluster.web.context import CONTEXT, Context
 from app.localcluster.web.paths import Target
@@ -196,10 +196,11 @@ async def handle(request: web.Request, target: Target) -> web.StreamResponse:
     rt = resolve(ctx, target)
     namespace = target.namespace or ""
     method = request.method
-    if target.subresource == "scale":
+    if target.subresource in ("scale", "log"):
         if rt.namespaced and target.namespace is None:
             raise _not_served()
-        return await scale.handle(request, ctx, rt, target)
+        handler = scale.handle if target.subresource == "scale" else logs.handle
+        return await handler(request, ctx, rt, target)
     if method == "GET":
         return await _get(request, ctx, rt, target)
     if rt.namespaced and target.namespace is None and method != "DELETE":

@@ -69,8 +69,9 @@ def without_nulls(value: Any) -> Any:
 
 
 def comparable(obj: dict[str, Any]) -> dict[str, Any]:
-    """What the request decided: no server-assigned identity, status or allocated IPs."""
-    obj = without_nulls(obj)
+    """What the request decided: no server-assigned identity (the uid also names a Job's
+    generated selector), status or allocated IPs."""
+    obj = json.loads(json.dumps(without_nulls(obj)).replace(obj["metadata"]["uid"], "UID"))
     meta = {
         k: v
         for k, v in obj["metadata"].items()
