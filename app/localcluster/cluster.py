@@ -55,7 +55,7 @@ class LocalCluster:
         self.store = Store(self.events)
         self.api = ApiServer(self.registry, self.store)
         self.runtime = Runtime(self.events)
-        system.register(self.runtime, self.api)
+        system.register(self.runtime, self.api, self.settings.event_ttl_seconds)
         self.timing = Timing(self.settings.controllers.delay_seconds)
         """Lever: `cluster.timing.delay_seconds = 2` slows every simulated workload from now."""
         if self.settings.controllers.enabled:

@@ -4,6 +4,7 @@ Validation returns `Cause`s (field path + problem) so that one 422 lists everyth
 wrong with an object at once, as the real API server does.
 """
 
+import calendar
 import re
 import secrets
 import uuid
@@ -38,6 +39,14 @@ SERVER_OWNED = (
 def now() -> str:
     """The current time as Kubernetes writes it (RFC 3339, seconds, UTC)."""
     return format_time(datetime.now(UTC))
+
+
+def epoch(stamp: str) -> float | None:
+    """Seconds since the epoch of a Kubernetes RFC 3339 time; None if it is not one."""
+    try:
+        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return None
 
 
 def new_uid() -> str:

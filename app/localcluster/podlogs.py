@@ -9,14 +9,13 @@ when the pod's status changes. Lines are marked `localcluster:` so nobody mistak
 for an application's output (what an echo prints is shown as is).
 """
 
-import calendar
 import shlex
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from app.localcluster import errors
 from app.localcluster.levers import FAIL, NEVER_READY, levers_of
+from app.localcluster.objectmeta import epoch, now
 from app.model.resource import KubeObject
 
 PREFIX = "localcluster: "
@@ -136,7 +135,7 @@ def lines(pod: KubeObject, container: dict[str, Any], *, deleted: bool = False) 
     elif levers_of(pod).never_ready:
         out.append(Line(started, f"{PREFIX}readiness check failing (lever {NEVER_READY})"))
     if deleted and not terminated:
-        out.append(Line(_now(), f"{PREFIX}received SIGTERM, container {name} stopping"))
+        out.append(Line(now(), f"{PREFIX}received SIGTERM, container {name} stopping"))
     return out
 
 
@@ -157,23 +156,15 @@ def finished(pod: KubeObject, container: dict[str, Any]) -> bool:
     return bool((status.get("state") or {}).get("terminated"))
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _epoch(stamp: str) -> float:
-    try:
-        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
-    except ValueError:
-        return 0.0
-
-
 def select(found: list[Line], options: LogOptions, now: float) -> list[Line]:
     """The lines `sinceSeconds`/`sinceTime` and `tailLines` keep."""
     if options.since_seconds is not None:
-        found = [line for line in found if _epoch(line.at) >= now - options.since_seconds]
+        found = [line for line in found if (epoch(line.at) or 0) >= now - options.since_seconds]
     elif options.since_time:
-        found = [line for line in found if _epoch(line.at) >= _epoch(options.since_time)]
+        since = epoch(options.since_time)
+        if since is None:
+            raise errors.bad_request(f"sinceTime {options.since_time!r} is not an RFC 3339 time")
+        found = [line for line in found if (epoch(line.at) or 0) >= since]
     if options.tail_lines is not None:
         found = found[-options.tail_lines :] if options.tail_lines else []
     return found

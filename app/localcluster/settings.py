@@ -47,5 +47,7 @@ class LocalClusterSettings:
     """Initial fault injection rates (all 0: no faults)."""
     fault_seed: int | None = None
     """Seed for the fault injection random source, for repeatable reliability tests."""
+    event_ttl_seconds: float = 3600.0
+    """How long an Event is kept after it was last recorded (the API server's 1 h)."""
     install_argocd_crds: bool = True
     """Install Argo CD's Application and AppProject CRDs at start."""

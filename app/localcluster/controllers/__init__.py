@@ -4,13 +4,16 @@ They write status the way kube-controller-manager, the kubelet and a cloud contr
 would, after a configurable delay (0 for benchmarks) and subject to the test levers in
 `app.localcluster.levers`: Deployment → ReplicaSet → Pods (owned, so garbage collected),
 StatefulSet and DaemonSet status, Pods Running and Ready (or Succeeded under a Job), Job
-Complete or Failed, PVC Bound, LoadBalancer Services and Ingresses addressed. Every
-write goes through the object API, so clients watch it like any other change.
+Complete or Failed, PVC Bound, LoadBalancer Services and Ingresses addressed. They
+record the Events the real ones record (`events`): ScalingReplicaSet, SuccessfulCreate,
+Scheduled, Pulled, Created, Started, Completed, BackOff... Every write goes through the
+object API, so clients watch it like any other change.
 """
 
 from app.localcluster.api.server import ApiServer
 from app.localcluster.controllers.common import Timing
 from app.localcluster.controllers.deployments import DeploymentController
+from app.localcluster.controllers.events import EventSink
 from app.localcluster.controllers.jobs import JobController
 from app.localcluster.controllers.loadbalancers import LoadBalancerController
 from app.localcluster.controllers.pods import Kubelet
@@ -22,11 +25,12 @@ from app.localcluster.runtime import Runtime
 
 def register(runtime: Runtime, api: ApiServer, timing: Timing) -> None:
     """Run every simulated controller on `runtime`, at the pace `timing` sets."""
-    runtime.register(DeploymentController(api, timing))
-    runtime.register(ReplicaSetController(api))
-    runtime.register(Kubelet(api, timing))
+    events = EventSink(api)
+    runtime.register(DeploymentController(api, timing, events))
+    runtime.register(ReplicaSetController(api, events))
+    runtime.register(Kubelet(api, timing, events))
     runtime.register(SetController(api, STATEFULSETS, timing))
     runtime.register(SetController(api, DAEMONSETS, timing))
-    runtime.register(JobController(api))
+    runtime.register(JobController(api, events))
     runtime.register(ClaimBinder(api, timing))
     runtime.register(LoadBalancerController(api, timing))

@@ -30,6 +30,7 @@ from app.localcluster.controllers.common import (
     owner_reference,
     set_status,
 )
+from app.localcluster.controllers.events import EventSink
 from app.localcluster.eventlog import Change
 from app.localcluster.levers import lever_annotations, levers_of
 from app.localcluster.resources import GroupResource
@@ -71,20 +72,35 @@ def _new_replicaset(deployment: KubeObject, hash_: str, replicas: int) -> dict[s
     }
 
 
-def _scaled(api: ApiServer, rs: KubeObject, replicas: int) -> KubeObject:
-    if (rs.get("spec") or {}).get("replicas") == replicas:
-        return rs
-    new = {**rs, "metadata": dict(rs["metadata"]), "spec": {**rs["spec"], "replicas": replicas}}
-    return api.replace(api.type_of(REPLICASETS), rs, new, CONTROLLER_MANAGER)
-
-
 class DeploymentController:
     name = "deployment"
     resources: tuple[GroupResource | None, ...] = (DEPLOYMENTS, REPLICASETS)
 
-    def __init__(self, api: ApiServer, timing: Timing) -> None:
+    def __init__(self, api: ApiServer, timing: Timing, events: EventSink) -> None:
         self.api = api
         self.clock = Clock(timing)
+        self.recorder = events.recorder("deployment-controller")
+
+    def _scaled(self, deployment: KubeObject, rs: KubeObject, replicas: int) -> KubeObject:
+        """`rs` at `replicas`, recording ScalingReplicaSet on the Deployment when it changes."""
+        before = int((rs.get("spec") or {}).get("replicas", 1))
+        if before == replicas:
+            return rs
+        new = {**rs, "metadata": dict(rs["metadata"]), "spec": {**rs["spec"], "replicas": replicas}}
+        stored = self.api.replace(self.api.type_of(REPLICASETS), rs, new, CONTROLLER_MANAGER)
+        self._scaling_event(deployment, stored, before, replicas)
+        return stored
+
+    def _scaling_event(
+        self, deployment: KubeObject, rs: KubeObject, before: int, after: int
+    ) -> None:
+        direction = "up" if after > before else "down"
+        name = rs["metadata"]["name"]
+        self.recorder.event(
+            deployment,
+            "ScalingReplicaSet",
+            f"Scaled {direction} replica set {name} from {before} to {after}",
+        )
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         if change.resource == DEPLOYMENTS:
@@ -113,12 +129,14 @@ class DeploymentController:
                     self.api, self.api.type_of(REPLICASETS), rs, namespace=ref.namespace, opts=opts
                 )
                 current.append(newest)
+                if wanted:
+                    self._scaling_event(deployment, newest, 0, wanted)
             else:
-                newest = _scaled(self.api, newest, wanted)
+                newest = self._scaled(deployment, newest, wanted)
             current = [
                 newest
                 if rs["metadata"]["uid"] == newest["metadata"]["uid"]
-                else _scaled(self.api, rs, 0)
+                else self._scaled(deployment, rs, 0)
                 for rs in current
             ]
         return self._report(deployment, current, newest, wanted)

@@ -19,6 +19,7 @@ from app.localcluster.controllers.common import (
     owner_ref,
     set_status,
 )
+from app.localcluster.controllers.events import NORMAL, WARNING, EventSink
 from app.localcluster.controllers.replicasets import create_pod
 from app.localcluster.eventlog import Change
 from app.localcluster.levers import lever_annotations
@@ -60,8 +61,9 @@ class JobController:
     name = "job"
     resources: tuple[GroupResource | None, ...] = (JOBS, PODS)
 
-    def __init__(self, api: ApiServer) -> None:
+    def __init__(self, api: ApiServer, events: EventSink) -> None:
         self.api = api
+        self.recorder = events.recorder("job-controller")
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         if change.resource == JOBS:
@@ -81,6 +83,9 @@ class JobController:
         if not pods:
             template = _with_levers(job)
             pods = [create_pod(self.api, template, "batch/v1", "Job") for _ in range(completions)]
+            for pod in pods:
+                name = pod["metadata"]["name"]
+                self.recorder.event(job, "SuccessfulCreate", f"Created pod: {name}")
         phases = [(p.get("status") or {}).get("phase") for p in pods]
         succeeded, failed = phases.count("Succeeded"), phases.count("Failed")
         previous = job.get("status") or {}
@@ -99,6 +104,7 @@ class JobController:
                 condition("FailureTarget", True, "BackoffLimitExceeded", message, conditions),
                 condition("Failed", True, "BackoffLimitExceeded", message, conditions),
             ]
+            outcome: tuple[str, str, str] | None = ("BackoffLimitExceeded", message, WARNING)
         elif succeeded >= completions:
             message = "Reached expected number of succeeded pods"
             status["conditions"] = [
@@ -106,6 +112,9 @@ class JobController:
                 condition("Complete", True, "CompletionsReached", message, conditions),
             ]
             status["completionTime"] = now()
+            outcome = ("Completed", "Job completed", NORMAL)
+        else:
+            outcome = None
         set_status(
             self.api,
             JOBS,
@@ -113,4 +122,7 @@ class JobController:
             omit_zeros(status, keep=("ready", "terminating")),
             CONTROLLER_MANAGER,
         )
+        if outcome is not None:
+            reason, text, kind = outcome
+            self.recorder.event(job, reason, text, type_=kind)
         return None

@@ -12,8 +12,9 @@ from typing import Any
 
 from app.localcluster.api.server import ApiServer
 from app.localcluster.controllers.common import PODS, Clock, Timing, controller_of, set_status
+from app.localcluster.controllers.events import NODE, WARNING, EventSink
 from app.localcluster.eventlog import DELETED, Change
-from app.localcluster.levers import FAIL, Levers, levers_of
+from app.localcluster.levers import FAIL, NEVER_READY, Levers, levers_of
 from app.localcluster.objectmeta import now
 from app.localcluster.resources import GroupResource
 from app.localcluster.store import ObjectRef
@@ -133,9 +134,11 @@ class Kubelet:
     name = "kubelet"
     resources: tuple[GroupResource | None, ...] = (PODS,)
 
-    def __init__(self, api: ApiServer, timing: Timing) -> None:
+    def __init__(self, api: ApiServer, timing: Timing, events: EventSink) -> None:
         self.api = api
         self.clock = Clock(timing)
+        self.scheduler = events.recorder("default-scheduler")
+        self.recorder = events.recorder("kubelet", NODE)
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         self.clock.forget(change)
@@ -152,9 +155,49 @@ class Kubelet:
             return None
         if (pod.get("status") or {}).get("phase") != "Pending":
             return None
+        if not (pod.get("spec") or {}).get("nodeName"):
+            pod = self._schedule(pod)
         levers = levers_of(pod)
         wait = self.clock.remaining(pod, levers.delay)
         if wait > 0:
             return wait
         set_status(self.api, PODS, pod, pod_status(pod, levers), MANAGER)
+        self._started(pod, levers)
         return None
+
+    def _schedule(self, pod: KubeObject) -> KubeObject:
+        """Bind the pod to the one node, as the scheduler would, and say so."""
+        new = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": NODE}}
+        bound = self.api.replace(self.api.type_of(PODS), pod, new, "default-scheduler")
+        meta = pod["metadata"]
+        self.scheduler.event(
+            bound,
+            "Scheduled",
+            f"Successfully assigned {meta.get('namespace')}/{meta['name']} to {NODE}",
+        )
+        return bound
+
+    def _started(self, pod: KubeObject, levers: Levers) -> None:
+        """The kubelet's events for each container it started (and how it is doing)."""
+        meta = pod["metadata"]
+        for container in (pod.get("spec") or {}).get("containers") or ():
+            name = container.get("name", "")
+            path = f"spec.containers{{{name}}}"
+            image = container.get("image", "")
+            for reason, message in (
+                ("Pulled", f'Container image "{image}" already present on machine'),
+                ("Created", f"Created container {name}"),
+                ("Started", f"Started container {name}"),
+            ):
+                self.recorder.event(pod, reason, message, field_path=path)
+            if _runs_to_completion(pod):
+                continue
+            if levers.fail:
+                pod_id = f"{meta['name']}_{meta.get('namespace')}({meta.get('uid')})"
+                message = f"Back-off restarting failed container {name} in pod {pod_id}"
+                self.recorder.event(pod, "BackOff", message, type_=WARNING, field_path=path)
+            elif levers.never_ready:
+                message = (
+                    f"Readiness probe failed: the container never becomes ready ({NEVER_READY})"
+                )
+                self.recorder.event(pod, "Unhealthy", message, type_=WARNING, field_path=path)

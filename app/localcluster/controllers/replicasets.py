@@ -21,6 +21,7 @@ from app.localcluster.controllers.common import (
     owner_reference,
     set_status,
 )
+from app.localcluster.controllers.events import EventSink
 from app.localcluster.controllers.pods import is_ready
 from app.localcluster.eventlog import Change
 from app.localcluster.resources import GroupResource
@@ -57,8 +58,9 @@ class ReplicaSetController:
     name = "replicaset"
     resources: tuple[GroupResource | None, ...] = (REPLICASETS, PODS)
 
-    def __init__(self, api: ApiServer) -> None:
+    def __init__(self, api: ApiServer, events: EventSink) -> None:
         self.api = api
+        self.recorder = events.recorder("replicaset-controller")
 
     def observe(self, change: Change) -> Iterable[tuple[ObjectRef, float]]:
         if change.resource == REPLICASETS:
@@ -75,12 +77,15 @@ class ReplicaSetController:
         wanted = int((rs.get("spec") or {}).get("replicas", 1))
         pods = owned(self.api, rs, PODS)
         for _ in range(wanted - len(pods)):
-            pods.append(create_pod(self.api, rs, "apps/v1", "ReplicaSet"))
+            pod = create_pod(self.api, rs, "apps/v1", "ReplicaSet")
+            self.recorder.event(rs, "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}")
+            pods.append(pod)
         if len(pods) > wanted:
             pod_type = self.api.type_of(PODS)
             for pod in pods[wanted:]:
                 name = str(pod["metadata"]["name"])
                 deletes.delete(self.api, pod_type, ref.namespace, name, DeleteOptions())
+                self.recorder.event(rs, "SuccessfulDelete", f"Deleted pod: {name}")
             pods = pods[:wanted]
         ready = sum(1 for pod in pods if is_ready(pod))
         status = omit_zeros(

@@ -152,6 +152,50 @@ def _hosts(obj: KubeObject) -> Cell:
     return ",".join(hosts) or "*"
 
 
+def _last_seen(obj: KubeObject) -> Cell:
+    """kubectl's LAST SEEN: the last time, and `(xN over D)` for a repeated event."""
+    last = lookup(obj, "lastTimestamp") or lookup(obj, "eventTime")
+    count = int(lookup(obj, "count") or 1)
+    if count > 1:
+        first = lookup(obj, "firstTimestamp") or last
+        return f"{age_of(last)} (x{count} over {age_of(first)})"
+    return age_of(last)
+
+
+def _involved(obj: KubeObject) -> Cell:
+    kind = str(lookup(obj, "involvedObject.kind") or "").lower()
+    return f"{kind}/{lookup(obj, 'involvedObject.name') or ''}"
+
+
+def _event_source(obj: KubeObject) -> Cell:
+    component = lookup(obj, "source.component") or lookup(obj, "reportingComponent") or ""
+    host = lookup(obj, "source.host")
+    return f"{component}, {host}" if host else str(component)
+
+
+def _hpa_reference(obj: KubeObject) -> Cell:
+    return f"{lookup(obj, 'spec.scaleTargetRef.kind')}/{lookup(obj, 'spec.scaleTargetRef.name')}"
+
+
+def _hpa_targets(obj: KubeObject) -> Cell:
+    shown = []
+    for metric in lookup(obj, "spec.metrics") or ():
+        resource = metric.get("resource") if isinstance(metric, dict) else None
+        if not isinstance(resource, dict):
+            shown.append("<unknown>/<unknown>")
+            continue
+        target = resource.get("target") or {}
+        wanted = target.get("averageUtilization")
+        goal = f"{wanted}%" if wanted is not None else str(target.get("averageValue", "<unset>"))
+        shown.append(f"{resource.get('name')}: <unknown>/{goal}")
+    return ", ".join(shown) or "<none>"
+
+
+def _last_schedule(obj: KubeObject) -> Cell:
+    stamp = lookup(obj, "status.lastScheduleTime")
+    return age_of(stamp) if stamp else "<none>"
+
+
 _NAME = Column("Name", "string", _name, format="name")
 _AGE = Column("Age", "string", _age)
 
@@ -229,6 +273,36 @@ _COLUMNS: dict[GroupResource, tuple[Column, ...]] = {
         Column("Class", "string", _get("spec.ingressClassName", "<none>")),
         Column("Hosts", "string", _hosts),
         Column("Address", "string", _external_ip),
+        _AGE,
+    ),
+    GroupResource("", "events"): (
+        Column("Last Seen", "string", _last_seen),
+        Column("Type", "string", _get("type", "")),
+        Column("Reason", "string", _get("reason", "")),
+        Column("Object", "string", _involved),
+        Column("Message", "string", _get("message", "")),
+        Column("Subobject", "string", _get("involvedObject.fieldPath", ""), priority=1),
+        Column("Source", "string", _event_source, priority=1),
+        Column("First Seen", "string", lambda o: age_of(lookup(o, "firstTimestamp")), priority=1),
+        Column("Count", "integer", _get("count", 1), priority=1),
+        Column("Name", "string", _name, priority=1),
+    ),
+    GroupResource("autoscaling", "horizontalpodautoscalers"): (
+        _NAME,
+        Column("Reference", "string", _hpa_reference),
+        Column("Targets", "string", _hpa_targets),
+        Column("MinPods", "string", _get("spec.minReplicas", 1)),
+        Column("MaxPods", "integer", _get("spec.maxReplicas")),
+        Column("Replicas", "integer", _get("status.currentReplicas")),
+        _AGE,
+    ),
+    GroupResource("batch", "cronjobs"): (
+        _NAME,
+        Column("Schedule", "string", _get("spec.schedule", "")),
+        Column("Timezone", "string", _get("spec.timeZone", "<none>")),
+        Column("Suspend", "boolean", _get("spec.suspend", False)),
+        Column("Active", "integer", _count("status.active")),
+        Column("Last Schedule", "string", _last_schedule),
         _AGE,
     ),
     GroupResource("apiextensions.k8s.io", "customresourcedefinitions"): (
