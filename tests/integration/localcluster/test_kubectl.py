@@ -193,3 +193,48 @@ async def test_an_unknown_field_is_refused_unless_validation_is_off(
     assert result.returncode == 0, result.stderr
     stored = yaml.safe_load((await kubectl("get", "deployment", "web", "-o", "yaml")).stdout)
     assert stored["spec"]["replicas"] == 2 and "replica" not in stored["spec"]
+
+
+GET_ALL = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+"""
+
+
+async def test_get_all_lists_every_kind_with_its_columns(kubectl: Kubectl) -> None:
+    await kubectl("apply", "-f", "-", stdin=deployment_yaml() + "---" + GET_ALL)
+    await kubectl("create", "service", "clusterip", "web", "--tcp=80:80")
+    await kubectl("wait", "--for=condition=Available", "deployment/web", "--timeout=10s")
+    shown = await kubectl("get", "all")
+    assert shown.stderr == ""
+    headers = [block.splitlines()[0].split() for block in shown.stdout.strip().split("\n\n")]
+    assert headers == [
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
+        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        ["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
+        ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"],
+        ["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"],
+    ]
+    assert "horizontalpodautoscaler.autoscaling/web   Deployment/web   cpu: <unknown>/50%" in (
+        shown.stdout
+    )
+    everywhere = await kubectl("get", "all", "-A", "-o", "wide")
+    assert everywhere.stderr == "" and "default     pod/web-" in everywhere.stdout
