@@ -202,7 +202,9 @@ metadata: {name: web}
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   maxReplicas: 5
-  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
 ---
 apiVersion: batch/v1
 kind: CronJob
