@@ -4,7 +4,6 @@ Validation returns `Cause`s (field path + problem) so that one 422 lists everyth
 wrong with an object at once, as the real API server does.
 """
 
-import calendar
 import re
 import secrets
 import uuid
@@ -14,7 +13,7 @@ from typing import Any
 
 from app.localcluster.errors import Cause
 from app.localcluster.levers import lever_causes
-from app.model.timestamps import format_time
+from app.model.timestamps import format_time, parse_time
 
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -44,7 +43,7 @@ def now() -> str:
 def epoch(stamp: str) -> float | None:
     """Seconds since the epoch of a Kubernetes RFC 3339 time; None if it is not one."""
     try:
-        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
+        return parse_time(stamp).timestamp()
     except ValueError:
         return None
 
