@@ -7,7 +7,8 @@ why), which live objects require pruning, the app's sync status and health, and 
 warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §5):
 
 - targets are placed (destination namespace for namespaced kinds, none for cluster-scoped
-  ones) and marked with the app's tracking metadata: exactly what a sync would apply;
+  ones) and marked with the app's tracking metadata by `app.engine.sync.targets`, the
+  preparation the sync planner uses: exactly what a sync would apply;
 - a target key repeated in the manifests keeps its last occurrence
   (RepeatedResourceWarning); a target of an excluded kind is dropped
   (ExcludedResourceWarning); a live object tracked by another app gets
@@ -20,8 +21,9 @@ warnings a user should see as conditions (SEMANTICS §3 compare options, §4, §
 - Modified, missing or extra -> OutOfSync, else Synced; an extra object annotated
   `argocd.argoproj.io/compare-options: IgnoreExtraneous` is OutOfSync itself but does not
   make the app OutOfSync;
-- a kind (or namespace) the project forbids makes that resource Unknown, with the
-  project's message, and so does an ignoreDifferences rule that failed on it;
+- a kind (or namespace) the project forbids (`app.engine.project.resource_permitted`, the
+  check a sync makes too) makes that resource Unknown, with the project's message, and
+  so does an ignoreDifferences rule that failed on it;
 - a resource whose diff cannot be computed (malformed managedFields, a patch error) is
   Unknown and makes the app Unknown (never OutOfSync: auto-sync must not act on it);
 - invalid ignoreDifferences rules, or a render failure (`unknown_comparison`), make every
@@ -59,14 +61,13 @@ from app.engine.sync.options import (
     parse_app_options,
     parse_resource_options,
 )
+from app.engine.sync.targets import split_targets
 from app.engine.tracking import (
     TrackingId,
     TrackingMethod,
     is_namespaced,
     owning_app,
-    place_target,
     select_managed,
-    set_tracking,
 )
 from app.model import annotations as ann
 from app.model.app_spec import ResourceIgnoreDifferences
@@ -245,44 +246,41 @@ class _Context:
 
 
 def _prepare_targets(targets: Sequence[KubeObject], ctx: _Context) -> dict[ResourceKey, KubeObject]:
-    dest = ctx.app.spec.destination
-    prepared: dict[ResourceKey, KubeObject] = {}
-    counts: dict[ResourceKey, int] = {}
-    for target in targets:
-        placed = place_target(target, dest.namespace, ctx.settings.scopes)
-        key = ResourceKey.of(placed)
-        if ctx.settings.excluded(key.group, key.kind, ctx.server):
-            ctx.conditions.append(
-                _condition(
-                    CONDITION_EXCLUDED_RESOURCE_WARNING,
-                    f"Resource {key.group}/{key.kind} {key.name} is excluded in the settings",
-                )
+    """The targets as a sync applies them (`split_targets`), with a warning for each
+    manifest of an excluded kind and each key repeated."""
+    settings, namespace = ctx.settings, ctx.app.spec.destination.namespace
+    split = split_targets(
+        targets,
+        app=ctx.instance,
+        namespace=namespace,
+        tracking=settings.tracking,
+        scopes=settings.scopes,
+        excluded=lambda group, kind: settings.excluded(group, kind, ctx.server),
+    )
+    for excluded in split.excluded:
+        key = ResourceKey.of(excluded)
+        ctx.conditions.append(
+            _condition(
+                CONDITION_EXCLUDED_RESOURCE_WARNING,
+                f"Resource {key.group}/{key.kind} {key.name} is excluded in the settings",
             )
-            continue
-        counts[key] = counts.get(key, 0) + 1
-        prepared.pop(key, None)
-        prepared[key] = set_tracking(
-            placed, app=ctx.instance, method=ctx.settings.tracking, default_namespace=dest.namespace
         )
-    for key, count in counts.items():
-        if count > 1:
-            ctx.conditions.append(
-                _condition(
-                    CONDITION_REPEATED_RESOURCE_WARNING,
-                    f"Resource {key.group}/{key.kind}/{key.namespace}/{key.name} appeared "
-                    f"{count} times among application resources.",
-                )
+    for key, count in split.repeated.items():
+        ctx.conditions.append(
+            _condition(
+                CONDITION_REPEATED_RESOURCE_WARNING,
+                f"Resource {key.group}/{key.kind}/{key.namespace}/{key.name} appeared "
+                f"{count} times among application resources.",
             )
-    return prepared
+        )
+    return split.by_key
 
 
 def _permission(key: ResourceKey, obj: KubeObject, ctx: _Context) -> proj.Permission:
     namespaced = is_namespaced(obj, ctx.settings.scopes)
-    allowed = proj.group_kind_permitted(ctx.project, key.group, key.kind, namespaced=namespaced)
-    if not allowed.allowed or not namespaced or not key.namespace:
-        return allowed
-    dest = ctx.app.spec.destination
-    return proj.namespace_permitted(ctx.project, key.namespace, server=dest.server, name=dest.name)
+    return proj.resource_permitted(
+        ctx.project, key, namespaced=namespaced, destination=ctx.app.spec.destination
+    )
 
 
 def _server_side_prediction(

@@ -14,6 +14,9 @@ message is Argo CD's wording, so users see the same text in status, events and t
   not in `clusterResourceBlacklist`; namespaced kinds must be in
   `namespaceResourceWhitelist` (empty or absent: all) and not in
   `namespaceResourceBlacklist`. Group and kind are globs; `""` is the core group.
+- One object (`resource_permitted`): its group/kind, then, for a namespaced object with a
+  namespace, that namespace on the app's destination cluster. Compare (the resource is
+  Unknown) and sync (the task is invalid) ask this one function.
 """
 
 import fnmatch
@@ -21,7 +24,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.model.app_spec import ApplicationDestination
 from app.model.project import AppProject, GroupKindSpec
+from app.model.resource import ResourceKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,3 +173,16 @@ def group_kind_permitted(
     if allowed and not denied:
         return ALLOWED
     return Permission(False, f"resource {group}:{kind} is not permitted in project {project.name}")
+
+
+def resource_permitted(
+    project: AppProject, key: ResourceKey, *, namespaced: bool, destination: ApplicationDestination
+) -> Permission:
+    """Whether the project allows the object `key` (of a `namespaced` kind or not) on the
+    app's `destination`: its group/kind, then its namespace on that cluster."""
+    allowed = group_kind_permitted(project, key.group, key.kind, namespaced=namespaced)
+    if not allowed.allowed or not namespaced or not key.namespace:
+        return allowed
+    return namespace_permitted(
+        project, key.namespace, server=destination.server, name=destination.name
+    )

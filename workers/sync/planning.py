@@ -35,14 +35,20 @@ from datetime import datetime
 from app.bus.errors import Retry
 from app.cluster import Cluster, ClusterError, NotFound, Unavailable
 from app.cluster.resources import ResourceIndex
-from app.engine import project as proj
 from app.engine.appstatus import spec_problems
 from app.engine.compare import CompareSettings, compare
 from app.engine.exclusions import managed_kinds
 from app.engine.instance_names import instance_name
-from app.engine.sync import PlanInput, ResourceScope, SyncPlan, parse_app_options, plan_sync
-from app.engine.sync.targets import prepare_targets
-from app.engine.tracking import is_namespaced, select_managed
+from app.engine.sync import (
+    PlanInput,
+    ResourceScope,
+    SyncPlan,
+    parse_app_options,
+    plan_sync,
+    project_check,
+)
+from app.engine.sync.targets import split_targets
+from app.engine.tracking import select_managed
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.operation import Operation, SyncOperation
@@ -71,24 +77,6 @@ def _revisions(sync: SyncOperation) -> list[str] | None:
     if sync.revisions:
         return list(sync.revisions)
     return [sync.revision] if sync.revision else None
-
-
-def _project_check(
-    project: AppProject, app: Application
-) -> Callable[[KubeObject, ResourceScope | None], str]:
-    destination = app.spec.destination
-
-    def check(obj: KubeObject, scope: ResourceScope | None) -> str:
-        key = ResourceKey.of(obj)
-        namespaced = scope is ResourceScope.NAMESPACED if scope else is_namespaced(obj, {})
-        verdict = proj.group_kind_permitted(project, key.group, key.kind, namespaced=namespaced)
-        if verdict.allowed and namespaced and key.namespace:
-            verdict = proj.namespace_permitted(
-                project, key.namespace, server=destination.server, name=destination.name
-            )
-        return "" if verdict.allowed else verdict.message
-
-    return check
 
 
 def _lazy_modified(
@@ -193,14 +181,14 @@ class Planner:
         server = rt.clusters.server_of(app.spec.destination)
         manifests = got.manifests
         compare_settings = replace(rt.system.compare, scopes=scopes)
-        targets = prepare_targets(
+        targets = split_targets(
             manifests,
             app=name,
             namespace=destination,
             tracking=method,
             scopes=scopes,
             excluded=lambda group, kind: compare_settings.excluded(group, kind, server),
-        )
+        ).targets
         live = select_managed(
             managed_kinds(
                 snapshot.objects.values(),
@@ -247,7 +235,7 @@ class Planner:
                         server=server,
                     ),
                     namespace_live=namespace_live,
-                    project=_project_check(project, app),
+                    project=project_check(project, app.spec.destination),
                     ignore_differences=compare_settings.ignore_differences,
                     jq_deadline=compare_settings.jq_deadline,
                 )

@@ -204,9 +204,7 @@ class Deleter:
     ) -> tuple[str, ...] | None:
         """A hook stage; the finalizers left once it is over and they are written."""
         app = deleting.app
-        split = (
-            await self._targets(app, server) if stage in RUNNING_STAGES else SplitTargets([], [])
-        )
+        split = await self._targets(app, server) if stage in RUNNING_STAGES else SplitTargets()
         step = hook_step(
             stage,
             app.metadata.finalizers,

@@ -48,7 +48,7 @@ from app.engine.sync.results import operation_state
 from app.engine.sync.state import StateError, SyncState
 from app.engine.sync.steps import Settings, Step
 from app.engine.sync.task import ApplyMode, SyncTask, TaskProgress
-from app.engine.sync.tasks import PlanInput, ResourceScope, SyncPlan, plan_sync
+from app.engine.sync.tasks import PlanInput, ResourceScope, SyncPlan, plan_sync, project_check
 from app.engine.sync.termination import terminate
 
 __all__ = [
@@ -88,6 +88,7 @@ __all__ = [
     "parse_app_options",
     "parse_resource_options",
     "plan_sync",
+    "project_check",
     "record_results",
     "restart",
     "start",

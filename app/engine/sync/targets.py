@@ -1,17 +1,18 @@
-"""The objects a sync applies: the rendered manifests as the compare engine prepares them.
+"""The objects a sync applies are the objects the comparison judged: one preparation.
 
-A sync must apply exactly what the comparison judged, so each manifest is placed (the
-destination namespace for a namespaced kind without one, no namespace for a
-cluster-scoped kind) and marked with the app's tracking metadata, and a key that appears
-more than once keeps its last occurrence, as `app.engine.compare` does. A manifest of a
-kind the system settings exclude (`app.engine.exclusions`) is not the sync's: compare
-dropped it with an ExcludedResourceWarning, and a sync never applies it; nor does an
-app's deletion create an excluded PreDelete/PostDelete hook (`split_targets` tells the
-caller which manifests were left out, so it can say so).
+`split_targets` is the only place rendered manifests become targets, for the comparison
+(`app.engine.compare`), the sync planner and an app's deletion hooks alike, so a sync
+applies exactly what compare judged. Each manifest is placed (the destination namespace
+for a namespaced kind without one, no namespace for a cluster-scoped kind) and marked
+with the app's tracking metadata; a key that appears more than once keeps its last
+occurrence (compare reports it with a RepeatedResourceWarning). A manifest of a kind the
+system settings exclude (`app.engine.exclusions`) is set apart: compare reports it with
+an ExcludedResourceWarning, a sync never applies it, and an app's deletion never creates
+an excluded PreDelete/PostDelete hook (the caller says which were left out).
 """
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.engine.tracking import TrackingMethod, place_target, set_tracking
 from app.model.resource import KubeObject, ResourceKey
@@ -19,12 +20,19 @@ from app.model.resource import KubeObject, ResourceKey
 
 @dataclass(frozen=True, slots=True)
 class SplitTargets:
-    """The manifests a sync (or a deletion) acts on, and those the settings exclude."""
+    """The manifests a comparison, a sync or a deletion acts on, and those set apart."""
 
-    targets: list[KubeObject]
-    """Placed and tracked; a repeated key keeps its last occurrence."""
-    excluded: list[KubeObject]
+    by_key: dict[ResourceKey, KubeObject] = field(default_factory=dict)
+    """Placed and tracked, by key; a repeated key keeps its last occurrence (and position)."""
+    excluded: list[KubeObject] = field(default_factory=list)
     """Placed, not tracked: manifests of a kind the settings exclude on this cluster."""
+    repeated: dict[ResourceKey, int] = field(default_factory=dict)
+    """Keys that appeared more than once, with how often, in order of first appearance."""
+
+    @property
+    def targets(self) -> list[KubeObject]:
+        """The placed and tracked targets, in manifest order."""
+        return list(self.by_key.values())
 
 
 def split_targets(
@@ -34,14 +42,16 @@ def split_targets(
     namespace: str,
     tracking: TrackingMethod,
     scopes: Mapping[tuple[str, str], bool],
-    excluded: Callable[[str, str], bool],
+    excluded: Callable[[str, str], bool] = lambda _group, _kind: False,
 ) -> SplitTargets:
-    """The manifests placed in `namespace` (the destination's) and tracked as `app`'s,
-    apart from those of a kind `excluded(group, kind)` says the settings exclude.
+    """The manifests placed in `namespace` (the destination's) and tracked as `app`'s (the
+    app's instance name), apart from those of a kind `excluded(group, kind)` says the
+    settings exclude.
 
     `scopes` maps (group, kind) to namespaced-or-not from the cluster's discovery.
     """
     prepared: dict[ResourceKey, KubeObject] = {}
+    counts: dict[ResourceKey, int] = {}
     left_out: list[KubeObject] = []
     for manifest in manifests:
         placed = place_target(manifest, namespace, scopes)
@@ -49,26 +59,8 @@ def split_targets(
         if excluded(key.group, key.kind):
             left_out.append(placed)
             continue
+        counts[key] = counts.get(key, 0) + 1
         prepared.pop(key, None)
         prepared[key] = set_tracking(placed, app=app, method=tracking, default_namespace=namespace)
-    return SplitTargets(list(prepared.values()), left_out)
-
-
-def prepare_targets(
-    manifests: Iterable[KubeObject],
-    *,
-    app: str,
-    namespace: str,
-    tracking: TrackingMethod,
-    scopes: Mapping[tuple[str, str], bool],
-    excluded: Callable[[str, str], bool] = lambda _group, _kind: False,
-) -> list[KubeObject]:
-    """The targets of `split_targets` (excluded kinds dropped)."""
-    return split_targets(
-        manifests,
-        app=app,
-        namespace=namespace,
-        tracking=tracking,
-        scopes=scopes,
-        excluded=excluded,
-    ).targets
+    repeated = {key: count for key, count in counts.items() if count > 1}
+    return SplitTargets(prepared, left_out, repeated)

@@ -31,6 +31,7 @@ from app.engine.normalize.ignore import (
     compile_ignore_rules,
     respect_ignore_differences,
 )
+from app.engine.project import resource_permitted
 from app.engine.sync.hooks import (
     delete_policies,
     hook_problems,
@@ -48,8 +49,10 @@ from app.engine.sync.options import (
 )
 from app.engine.sync.ordering import CRD_GROUP, CRD_KIND, order_tasks, wave_of
 from app.engine.sync.task import ApplyMode, SyncTask
+from app.engine.tracking import is_namespaced
 from app.model.annotations import HOOK_FINALIZER, SYNC_OPTIONS
 from app.model.app_spec import (
+    ApplicationDestination,
     ApplicationSource,
     ManagedNamespaceMetadata,
     ResourceIgnoreDifferences,
@@ -57,6 +60,7 @@ from app.model.app_spec import (
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.operation import Operation, SyncOperation, SyncOperationResource
+from app.model.project import AppProject
 from app.model.resource import GroupKind, KubeObject, ResourceKey, metadata
 from app.model.status import CONDITION_SHARED_RESOURCE_WARNING
 from app.model.sync import SyncPhase, SyncStrategy
@@ -79,6 +83,21 @@ ProjectCheck = Callable[[KubeObject, ResourceScope | None], str]
 
 def _allow_all(_obj: KubeObject, _scope: ResourceScope | None) -> str:
     return ""
+
+
+def project_check(project: AppProject, destination: ApplicationDestination) -> ProjectCheck:
+    """The project's verdict on each object a sync touches, for an app deploying to
+    `destination`: the check compare makes (`app.engine.project.resource_permitted`), with
+    the object's scope from discovery (the built-in list for an API the cluster lacks)."""
+
+    def check(obj: KubeObject, scope: ResourceScope | None) -> str:
+        namespaced = scope is ResourceScope.NAMESPACED if scope else is_namespaced(obj, {})
+        verdict = resource_permitted(
+            project, ResourceKey.of(obj), namespaced=namespaced, destination=destination
+        )
+        return verdict.message
+
+    return check
 
 
 @dataclass(frozen=True)

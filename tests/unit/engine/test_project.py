@@ -7,9 +7,12 @@ from app.engine.project import (
     group_kind_permitted,
     namespace_permitted,
     normalize_repo_url,
+    resource_permitted,
     source_permitted,
 )
+from app.model.app_spec import ApplicationDestination
 from app.model.project import AppProject
+from app.model.resource import ResourceKey
 
 
 def project(**spec: object) -> AppProject:
@@ -222,6 +225,48 @@ def test_group_kind_permitted(
     assert result.allowed is allowed
     if not allowed:
         assert result.message == f"resource {group}:{kind} is not permitted in project team"
+
+
+TEAM = {
+    "destinations": [{"name": "edge", "namespace": "web"}],
+    "namespaceResourceBlacklist": [{"group": "", "kind": "Secret"}],
+}
+EDGE = ApplicationDestination(name="edge", namespace="web")
+RESOURCES = [
+    (ResourceKey("apps", "Deployment", "web", "d"), True, "", "resource: allowed"),
+    (
+        ResourceKey("", "Secret", "web", "s"),
+        True,
+        "resource :Secret is not permitted in project team",
+        "resource: the kind is checked first",
+    ),
+    (
+        ResourceKey("apps", "Deployment", "kube-system", "d"),
+        True,
+        "namespace kube-system is not permitted in project 'team'",
+        "resource: then its namespace on the destination cluster",
+    ),
+    (
+        ResourceKey("apps", "Deployment", "", "d"),
+        True,
+        "",
+        "resource: a namespaced object without a namespace is not checked for one",
+    ),
+    (
+        ResourceKey("", "Namespace", "", "kube-system"),
+        False,
+        "resource :Namespace is not permitted in project team",
+        "resource: a cluster-scoped kind needs the cluster whitelist",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "namespaced", "message"), [r[:3] for r in RESOURCES], ids=[r[3] for r in RESOURCES]
+)
+def test_resource_permitted(key: ResourceKey, namespaced: bool, message: str) -> None:
+    verdict = resource_permitted(project(**TEAM), key, namespaced=namespaced, destination=EDGE)
+    assert (verdict.allowed, verdict.message) == (not message, message)
 
 
 def test_default_project_allows_everything() -> None:

@@ -3,13 +3,21 @@
 import pytest
 
 from app.engine.compare import CompareSettings, compare
-from app.engine.sync.targets import prepare_targets, split_targets
+from app.engine.exclusions import ResourceExclusion
+from app.engine.sync.targets import split_targets
 from app.engine.tracking import TrackingMethod
 from app.model.project import AppProject
 from app.model.resource import KubeObject, ResourceKey
 from tests.unit.engine.sync.builders import app, obj
 
 SCOPES = {("", "Namespace"): False, ("", "ConfigMap"): True}
+SERVER = "https://kubernetes.default.svc"
+
+
+def targets(manifests: list[KubeObject], method: TrackingMethod) -> list[KubeObject]:
+    return split_targets(
+        manifests, app="shop", namespace="shop", tracking=method, scopes=SCOPES
+    ).targets
 
 
 @pytest.mark.parametrize("method", list(TrackingMethod), ids=lambda m: m.value)
@@ -19,28 +27,32 @@ def test_targets_match_what_compare_judged(method: TrackingMethod) -> None:
         obj("ConfigMap", "cfg", namespace="other"),
         obj("Namespace", "extra", namespace="ignored"),
         obj("ClusterRole", "reader"),
+        obj("Deployment", "web", annotations={"v": "2"}),
+        obj("Secret", "token"),
     ]
     application = app()
-    prepared = prepare_targets(
-        manifests, app=application.name, namespace="shop", tracking=method, scopes=SCOPES
+    settings = CompareSettings(
+        tracking=method, scopes=SCOPES, exclusions=(ResourceExclusion(kinds=("Secret",)),)
     )
-    judged = compare(
-        application,
+    split = split_targets(
         manifests,
-        [],
-        AppProject.default(),
-        CompareSettings(tracking=method, scopes=SCOPES),
+        app=application.name,
+        namespace="shop",
+        tracking=method,
+        scopes=SCOPES,
+        excluded=lambda group, kind: settings.excluded(group, kind, SERVER),
     )
-    assert prepared == [r.target for r in judged.resources]
+    judged = compare(application, manifests, [], AppProject.default(), settings)
+    assert split.targets == [r.target for r in judged.resources]
+    assert [c.type for c in judged.conditions] == [
+        "ExcludedResourceWarning",
+        "RepeatedResourceWarning",
+    ]
 
 
 def test_namespaces_are_placed_by_scope() -> None:
-    prepared = prepare_targets(
-        [obj("ConfigMap", "a"), obj("Namespace", "n", namespace="x")],
-        app="shop",
-        namespace="shop",
-        tracking=TrackingMethod.ANNOTATION,
-        scopes=SCOPES,
+    prepared = targets(
+        [obj("ConfigMap", "a"), obj("Namespace", "n", namespace="x")], TrackingMethod.ANNOTATION
     )
     assert [ResourceKey.of(o) for o in prepared] == [
         ResourceKey("", "ConfigMap", "shop", "a"),
@@ -50,21 +62,21 @@ def test_namespaces_are_placed_by_scope() -> None:
     assert tracking == "shop:/Namespace:shop/n"
 
 
-def test_a_repeated_key_keeps_its_last_occurrence() -> None:
+def test_a_repeated_key_keeps_its_last_occurrence_and_is_counted() -> None:
     first = obj("ConfigMap", "a", annotations={"v": "1"})
     last = obj("ConfigMap", "a", annotations={"v": "2"})
-    prepared = prepare_targets(
-        [first, obj("ConfigMap", "b"), last],
+    split = split_targets(
+        [first, obj("ConfigMap", "b"), last, obj("ConfigMap", "a", namespace="shop")],
         app="shop",
         namespace="shop",
         tracking=TrackingMethod.LABEL,
         scopes=SCOPES,
     )
-    assert [(o["metadata"]["name"], o["metadata"]["annotations"].get("v")) for o in prepared] == [
-        ("b", None),
-        ("a", "2"),
-    ]
-    assert prepared[1]["metadata"]["labels"] == {"app.kubernetes.io/instance": "shop"}
+    assert [
+        (o["metadata"]["name"], o["metadata"]["annotations"].get("v")) for o in split.targets
+    ] == [("b", None), ("a", None)]
+    assert split.repeated == {ResourceKey("", "ConfigMap", "shop", "a"): 3}
+    assert split.targets[1]["metadata"]["labels"] == {"app.kubernetes.io/instance": "shop"}
 
 
 def test_manifests_of_an_excluded_kind_are_split_off_placed_but_not_tracked() -> None:
@@ -77,6 +89,7 @@ def test_manifests_of_an_excluded_kind_are_split_off_placed_but_not_tracked() ->
         excluded=lambda group, kind: (group, kind) == ("", "Secret"),
     )
     assert [o["metadata"]["name"] for o in split.targets] == ["a", "b"]
+    assert split.repeated == {}
     (secret,) = split.excluded
     assert ResourceKey.of(secret) == ResourceKey("", "Secret", "shop", "s")
     assert "argocd.argoproj.io/tracking-id" not in secret["metadata"].get("annotations", {})
