@@ -17,6 +17,7 @@ server would take the replacing timer for a duplicate and keep the old one.
 
 import datetime as dt
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic
 
@@ -26,8 +27,9 @@ from app import log
 from app.bus import subjects
 from app.bus.connection import Bus
 from app.bus.errors import BusError
-from app.bus.messages import REFRESH, SYNC, Channel, M, encode
+from app.bus.messages import REFRESH, SYNC, Channel, M, RefreshRequest, encode
 from app.bus.subjects import Purpose
+from app.engine.autosync import RecheckCause
 from app.model.identity import AppRef
 from app.model.timestamps import format_time
 
@@ -54,6 +56,12 @@ SELFHEAL = Timer(Purpose.SELFHEAL, REFRESH)
 SYNC_WINDOW = Timer(Purpose.SYNC_WINDOW, REFRESH)
 RETRY = Timer(Purpose.RETRY, SYNC)
 WAIT = Timer(Purpose.WAIT, SYNC)
+
+RECHECKS: Mapping[RecheckCause, Timer[RefreshRequest]] = {
+    RecheckCause.SELF_HEAL: SELFHEAL,
+    RecheckCause.SYNC_WINDOW: SYNC_WINDOW,
+}
+"""The timer of each cause of an auto-sync re-check (`app.engine.autosync.Recheck`)."""
 
 
 def at_header(when: dt.datetime) -> str:

@@ -20,12 +20,19 @@ One pure function over the Application and the comparison result, in Argo CD's o
 
 Every outcome carries the text a user sees. A decision without `sync_error` clears any
 SyncError condition the app has, as Argo CD does.
+
+Once the status carrying a decision is stored, `follow_up` says what the compare stage
+does about it: start the operation; for a re-check, the refresh to schedule, on the
+timer of its cause (self-heal backoff or sync window; one pending per cause and app);
+and, for a notable skip or re-check whose reason differs from the last decision's
+(`remembered_reason`, kept between comparisons), one `auto-sync-skipped` event, so a
+reason is announced once, not on every resync.
 """
 
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from app.engine.backoff import (
     DEFAULT_AUTOSYNC_RETRY_LIMIT,
@@ -239,3 +246,55 @@ def decide_auto_sync(
         retry=policy.retry or RetryStrategy(limit=DEFAULT_AUTOSYNC_RETRY_LIMIT),
     )
     return AutoSyncDecision(AutoSyncOutcome.START, event, operation=operation, event=event)
+
+
+REASON_KEPT = 2000
+"""How much of a decision's reason is remembered until the next comparison (and compared
+with the next decision's: longer reasons differing only past it count as the same)."""
+
+
+def remembered_reason(reason: str) -> str:
+    """The part of `reason` kept until the next comparison."""
+    return reason[:REASON_KEPT]
+
+
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """A refresh of the app at `level`, due at `at`, on the timer of `cause`."""
+
+    cause: RecheckCause
+    at: datetime
+    level: RefreshLevel
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """What the compare stage does once the status carrying a decision landed."""
+
+    start: Operation | None = None
+    """The operation to start (with the decision's reason)."""
+    recheck: Recheck | None = None
+    skipped: dict[str, str] | None = None
+    """The data of the `auto-sync-skipped` event to emit; None: none is due."""
+
+
+def follow_up(
+    decision: AutoSyncDecision, now: datetime, *, last_reason: str, revisions: Sequence[str]
+) -> FollowUp:
+    """The follow-up of `decision`, made at `now` after a comparison at `revisions`;
+    `last_reason` is the previous decision's reason as remembered (`remembered_reason`)."""
+    outcome = decision.outcome
+    if outcome is AutoSyncOutcome.START:
+        return FollowUp(start=decision.operation)
+    recheck = None
+    if outcome is AutoSyncOutcome.RECHECK:
+        at = now + timedelta(seconds=decision.recheck_after)
+        recheck = Recheck(decision.recheck_cause, at, decision.recheck_level)
+    skipped = None
+    if (
+        outcome in (AutoSyncOutcome.SKIPPED, AutoSyncOutcome.RECHECK)
+        and decision.notable
+        and remembered_reason(decision.reason) != last_reason
+    ):
+        skipped = {"reason": decision.reason, "revision": ", ".join(revisions)}
+    return FollowUp(recheck=recheck, skipped=skipped)

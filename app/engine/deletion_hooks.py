@@ -81,10 +81,15 @@ def deletion_hooks_of(manifests: Iterable[KubeObject]) -> frozenset[HookType]:
     return frozenset(t for obj in manifests for t in hook_types(obj) if t in DELETION_HOOK_TYPES)
 
 
-def hook_finalizers(finalizers: Sequence[str], hooks: frozenset[HookType]) -> list[str] | None:
-    """The finalizers an app that is not being deleted carries when its manifests declare
-    `hooks`: both finalizers of each type declared, none of a type not declared; other
-    finalizers untouched. None when `finalizers` already are that."""
+def hook_finalizers(
+    finalizers: Sequence[str], hooks: frozenset[HookType] | None, *, deleting: bool = False
+) -> list[str] | None:
+    """The finalizers an app carries when its manifests declare `hooks`: both finalizers
+    of each type declared, none of a type not declared; other finalizers untouched. None
+    when `finalizers` already are that, when the manifests were not read (`hooks` None),
+    or while the app is being deleted (`deleting`: its stages own the finalizers then)."""
+    if hooks is None or deleting:
+        return None
     wanted = [
         name
         for hook_type, finalizer in FINALIZERS.items()

@@ -22,14 +22,13 @@ from dataclasses import dataclass, fields, replace
 
 from redis.typing import EncodableT, FieldT
 
+from app.engine.autosync import remembered_reason
 from app.model.identity import AppRef
 from app.model.timestamps import format_time, parse_time
 from app.store import keys
 from app.store.connection import Redis
 from app.store.values import Fields, field
 
-MAX_REASON_CHARS = 2000
-"""Longest auto-sync reason kept (longer ones are cut; they only decide event repeats)."""
 TTL_SECONDS = 30 * 24 * 3600
 """Marks of an app that has not changed for this long expire (bounds what a deleted app
 leaves behind; an expired mark costs one repeated event or status write)."""
@@ -66,12 +65,9 @@ class CompareMarks:
         return replace(self, repo_error_since="")
 
     def with_reason(self, reason: str) -> "CompareMarks":
-        """These marks with `reason` as the last auto-sync reason (cut to the kept length)."""
-        return replace(self, autosync_reason=reason[:MAX_REASON_CHARS])
-
-    def same_reason(self, reason: str) -> bool:
-        """True if `reason` is the last auto-sync reason kept."""
-        return self.autosync_reason == reason[:MAX_REASON_CHARS]
+        """These marks with `reason` as the last auto-sync reason (the part remembered,
+        `app.engine.autosync.remembered_reason`)."""
+        return replace(self, autosync_reason=remembered_reason(reason))
 
 
 _NAMES = tuple(f.name for f in fields(CompareMarks))

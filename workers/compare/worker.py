@@ -11,16 +11,17 @@ One run reads top to bottom:
 1. the app (gone: nothing to do), its place in line (`begin_comparison`), the stored
    status and operation, and the stage's marks (`app.store.compare_marks`);
 2. the targets: the cached render at the message's revisions, or at the last compared
-   ones; a miss asks for a render instead; a render error goes through the
-   repository-error grace period (SEMANTICS §7) and may leave the status untouched;
+   ones; a miss asks for the render `app.engine.render_requests` names instead; a render
+   error goes through the repository-error grace period (SEMANTICS §7) and may leave the
+   status untouched;
 3. the live objects: a COLD cache is never compared (the work comes back in a second);
 4. the project (its refusals make the app Unknown), the destination cluster's kinds,
    then `app.engine.compare`;
 5. the project's sync windows (`app.engine.sync_windows`), the auto-sync decision and the
    status (`app.engine.autosync`, `app.engine.appstatus`), written only forward; if it
    landed: events for what changed, the Application's status, and the decision carried
-   out (an operation started, a self-heal or sync-window re-check scheduled, a skip
-   announced when its reason changed);
+   out as `app.engine.autosync.follow_up` says (an operation started, a self-heal or
+   sync-window re-check scheduled, a skip announced when its reason changed);
 6. the next periodic resync (a newer timer replaces the older).
 
 The system settings in force (`rt.system`, argocd-cm) shape every comparison (none runs
@@ -62,17 +63,12 @@ from app.engine.appstatus import (
     summarize,
     transitions,
 )
-from app.engine.autosync import (
-    AutoSyncDecision,
-    AutoSyncOutcome,
-    ComparedState,
-    RecheckCause,
-    decide_auto_sync,
-)
+from app.engine.autosync import ComparedState, FollowUp, decide_auto_sync, follow_up
 from app.engine.backoff import SelfHealBackoff
 from app.engine.compare import compare, unknown_comparison
 from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
 from app.engine.levels import repo_error_verdict, resync_delay
+from app.engine.render_requests import RenderAsk, compared_revisions, not_cached, precedence
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
 from app.model.application import Application
@@ -110,20 +106,7 @@ def _level(message: RefreshRequest) -> int:
 
 
 def _precedence(message: ManifestsReady) -> int:
-    """How manifests-ready messages coalesce: a render outcome (revisions or an error) beats
-    "use the last known revisions", and among render outcomes the newest wins (renders of an
-    app are serialized, so the newest is the latest resolution), whatever its level."""
-    return 1 if message.revisions or message.error else 0
-
-
-def _stored_revisions(previous: ApplicationStatus | None) -> tuple[str, ...]:
-    """The revisions of the last stored comparison (none if it had none)."""
-    if previous is None:
-        return ()
-    sync = previous.sync
-    if sync.revisions:
-        return tuple(sync.revisions)
-    return (sync.revision,) if sync.revision else ()
+    return precedence(message.revisions, message.error)
 
 
 @dataclass
@@ -272,9 +255,9 @@ class CompareWorker:
             live = await self._live(run)
             return _Verdict(self._unknown(run.app, live, message.error), ())
         run.marks_after = run.marks.cleared_repo_error()
-        revisions = message.revisions or _stored_revisions(run.start.previous)
-        if not revisions:
-            await self._render(run, RefreshLevel.LATEST, "no comparison is stored yet")
+        revisions = compared_revisions(message.revisions, run.start.previous)
+        if isinstance(revisions, RenderAsk):
+            await self._render(run, revisions)
             return None
         run.log = run.log.bind(revision=",".join(revisions))
         live = await self._live(run)
@@ -346,7 +329,13 @@ class CompareWorker:
             )
         targets = await read_targets(rt.manifests, app, revisions)
         if isinstance(targets, NotCached):
-            return await self._not_cached(run, targets, revisions, live)
+            ask = not_cached(
+                targets.what, asked=bool(run.message.revisions), level=run.message.level
+            )
+            if isinstance(ask, RenderAsk):
+                await self._render(run, ask)
+                return None
+            return _Verdict(self._unknown(app, live, ask.problem), revisions)
         instance = rt.instance_name(app)
         summary = summarize(
             compare(app, targets.objects, live, project, settings, instance=instance, server=server)
@@ -355,24 +344,6 @@ class CompareWorker:
         hooks = deletion_hooks_of(targets.objects)
         self._memo.put(run.ref, memo_key, Remembered(summary, types, hooks))
         return _Verdict(summary, revisions, types, deletion_hooks=hooks)
-
-    async def _not_cached(
-        self, run: _Run, missing: NotCached, revisions: tuple[str, ...], live: list[KubeObject]
-    ) -> _Verdict | None:
-        """Ask for the render a comparison needs, or say why there will not be one."""
-        message = run.message
-        if not message.revisions:
-            await self._render(run, RefreshLevel.LATEST, f"{missing.what} is no longer cached")
-            return None
-        if message.level < RefreshLevel.FORCE:
-            why = f"{missing.what} is not in the manifest cache"
-            await self._render(run, RefreshLevel.FORCE, why)
-            return None
-        problem = (
-            f"{missing.what} is not in the manifest cache even after a forced render; "
-            "a render larger than the cache entry limit is never cached: make it smaller"
-        )
-        return _Verdict(self._unknown(run.app, live, problem), revisions)
 
     def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
         instance = self._rt.instance_name(app)
@@ -419,7 +390,10 @@ class CompareWorker:
         written = await self._writer.write(
             app, status, write.previous, run.marks_after, time.time()
         )
-        started = await self._carry_out(run, decision, revisions)
+        then = follow_up(
+            decision, run.now, last_reason=run.marks.autosync_reason, revisions=revisions
+        )
+        started = await self._carry_out(run, decision.reason, then)
         marks_after = written.marks.with_reason(decision.reason)
         await self._marks.save(run.ref, run.marks, marks_after)
         await self._schedule_resync(run.ref, run.now)
@@ -446,12 +420,10 @@ class CompareWorker:
     async def _keep_hook_finalizers(self, run: _Run, hooks: frozenset[HookType] | None) -> None:
         """Give the Application the finalizers of the deletion hooks its manifests declare
         (and take them off when none is left), before its status says it is synced, so a
-        deletion never skips them. Never while it is being deleted."""
+        deletion never skips them."""
         app = run.app
-        if hooks is None or app.metadata.deletion_timestamp:
-            return
         current = list(app.metadata.finalizers)
-        wanted = hook_finalizers(current, hooks)
+        wanted = hook_finalizers(current, hooks, deleting=bool(app.metadata.deletion_timestamp))
         if wanted is None:
             return
         obj = {"metadata": {"name": app.name, "namespace": app.namespace}}
@@ -459,7 +431,7 @@ class CompareWorker:
         run.log.info(
             "compare.hook_finalizers",
             finalizers=wanted,
-            hooks=sorted(t.value for t in hooks),
+            hooks=sorted(t.value for t in hooks or ()),
             written=written,
             reason="the manifests' PreDelete/PostDelete hooks run when the Application is deleted",
         )
@@ -474,36 +446,29 @@ class CompareWorker:
             emitted.append(event_type.value)
         return emitted
 
-    async def _carry_out(
-        self, run: _Run, decision: AutoSyncDecision, revisions: tuple[str, ...]
-    ) -> str:
-        """Act on the auto-sync decision; the id of the operation started, if one was."""
+    async def _carry_out(self, run: _Run, reason: str, then: FollowUp) -> str:
+        """Do what the auto-sync decision asks for; the id of the operation started, if any."""
         rt, ref = self._rt, run.ref
-        if decision.outcome is AutoSyncOutcome.START and decision.operation is not None:
-            started = await start_operation(rt, run.app, decision.operation, reason=decision.reason)
-            if started is None:
+        started = ""
+        if then.start is not None:
+            started = await start_operation(rt, run.app, then.start, reason=reason) or ""
+            if not started:
                 run.log.info("autosync.refused", reason="another operation started first")
-            return started or ""
-        if decision.outcome is AutoSyncOutcome.RECHECK:
-            when = run.now + dt.timedelta(seconds=decision.recheck_after)
-            cause = decision.recheck_cause
-            timer = (
-                schedules.SYNC_WINDOW if cause is RecheckCause.SYNC_WINDOW else schedules.SELFHEAL
+        if then.recheck is not None:
+            recheck = then.recheck
+            request = RefreshRequest(ref, recheck.level, recheck.cause.value)
+            await schedules.schedule(rt.bus, schedules.RECHECKS[recheck.cause], request, recheck.at)
+        if then.skipped is not None:
+            await events.emit(
+                rt.bus, ref, EventType.AUTO_SYNC_SKIPPED, then.skipped, component="compare"
             )
-            request = RefreshRequest(ref, decision.recheck_level, cause.value)
-            await schedules.schedule(rt.bus, timer, request, when)
-        if (
-            decision.outcome in (AutoSyncOutcome.SKIPPED, AutoSyncOutcome.RECHECK)
-            and decision.notable
-            and not run.marks.same_reason(decision.reason)
-        ):
-            data = {"reason": decision.reason, "revision": ", ".join(revisions)}
-            await events.emit(rt.bus, ref, EventType.AUTO_SYNC_SKIPPED, data, component="compare")
-        return ""
+        return started
 
-    async def _render(self, run: _Run, level: RefreshLevel, reason: str) -> None:
-        await publish(self._rt.bus, RENDER, RenderRequest(run.ref, level, reason))
-        run.log.info("compare.render_requested", render_level=level.name.lower(), reason=reason)
+    async def _render(self, run: _Run, ask: RenderAsk) -> None:
+        await publish(self._rt.bus, RENDER, RenderRequest(run.ref, ask.level, ask.reason))
+        run.log.info(
+            "compare.render_requested", render_level=ask.level.name.lower(), reason=ask.reason
+        )
 
     async def _schedule_resync(self, ref: AppRef, now: dt.datetime) -> None:
         timing = self._rt.settings.timing

@@ -14,6 +14,7 @@ from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.schedules import RESYNC, SELFHEAL
 from app.bus.subjects import Purpose
+from app.engine.autosync import RecheckCause
 from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 
@@ -118,3 +119,10 @@ def test_at_header_is_rfc3339_utc(when: dt.datetime, header: str) -> None:
 def test_naive_time_is_refused() -> None:
     with pytest.raises(ValueError, match="no time zone"):
         schedules.at_header(dt.datetime(2026, 1, 1))
+
+
+def test_each_recheck_cause_has_its_own_refresh_timer() -> None:
+    timers = [schedules.RECHECKS[cause] for cause in RecheckCause]
+    assert len({t.purpose for t in timers}) == len(RecheckCause)
+    assert all(t.channel is REFRESH for t in timers)
+    assert schedules.RECHECKS[RecheckCause.SYNC_WINDOW].purpose is Purpose.SYNC_WINDOW

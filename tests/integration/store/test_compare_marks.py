@@ -2,9 +2,10 @@
 
 import datetime as dt
 
+from app.engine.autosync import REASON_KEPT, remembered_reason
 from app.model.identity import AppRef
 from app.store import keys
-from app.store.compare_marks import MAX_REASON_CHARS, CompareMarks, CompareMarksStore
+from app.store.compare_marks import CompareMarks, CompareMarksStore
 from app.store.connection import Redis
 
 APP = AppRef("sluice", "shop")
@@ -35,11 +36,11 @@ async def test_only_changes_are_written_and_cleared_fields_removed(redis_client:
 
 async def test_long_reasons_are_kept_cut_and_still_compare_equal(redis_client: Redis) -> None:
     store = CompareMarksStore(redis_client)
-    reason = "r" * (MAX_REASON_CHARS + 50)
+    reason = "r" * (REASON_KEPT + 50)
     await store.save(APP, CompareMarks(), CompareMarks().with_reason(reason))
     read = await store.read(APP)
-    assert len(read.autosync_reason) == MAX_REASON_CHARS
-    assert read.same_reason(reason)
+    assert len(read.autosync_reason) == REASON_KEPT
+    assert read.autosync_reason == remembered_reason(reason)
     assert not await store.save(APP, read, read.with_reason(reason))
 
 

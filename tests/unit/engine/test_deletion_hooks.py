@@ -96,6 +96,15 @@ def test_hook_finalizers(
     assert hook_finalizers(finalizers, hooks) == expected
 
 
+@pytest.mark.parametrize(
+    ("hooks", "deleting"),
+    [(frozenset({HookType.PRE_DELETE}), True), (None, False)],
+    ids=["never-while-the-app-is-being-deleted", "not-when-the-manifests-were-not-read"],
+)
+def test_hook_finalizers_are_left_alone(hooks: frozenset[HookType] | None, deleting: bool) -> None:
+    assert hook_finalizers(["x.io/y"], hooks, deleting=deleting) is None
+
+
 def test_stages_follow_the_finalizers_in_order() -> None:
     remaining = list(ALL)
     seen = []
