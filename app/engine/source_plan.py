@@ -10,13 +10,20 @@ sources and is refused. A reference-only source of a multi-source app (`ref` set
 nothing of its own, as in Argo CD; its revision is still resolved, because the others
 read its files at that commit. Messages name a source by its field: `spec.source`, or
 `spec.sources[i]` in a multi-source app.
+
+A sync operation renders the app as `operation_render` says: a rollback (an operation
+whose `sync.source` or `sync.sources` is set, from a history entry) renders the source(s)
+it recorded instead of the spec's, at the revisions the operation names; a retry asked to
+re-resolve (`retry.refresh`) renders at every source's targetRevision now.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.model.app_spec import ApplicationSource, ApplicationSpec
+from app.model.application import Application
 from app.model.errors import SpecError
+from app.model.operation import SyncOperation
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +71,28 @@ def plan_sources(spec: ApplicationSpec, revisions: Sequence[str] | None = None) 
         )
         for index, (source, wanted) in enumerate(zip(sources, asked, strict=True))
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRender:
+    """What a sync operation renders: the app with the source(s) it syncs, and where."""
+
+    app: Application
+    """The app as the operation renders it: a rollback's recorded source(s), else the spec's."""
+    revisions: list[str] | None
+    """The revision of each source, in order; None: every source's targetRevision now."""
+
+
+def operation_render(app: Application, sync: SyncOperation, *, re_resolve: bool) -> OperationRender:
+    """What `sync` renders (`re_resolve`: a retry that resolves the revisions again)."""
+    if sync.sources:
+        rendered = replace(app, spec=replace(app.spec, source=None, sources=list(sync.sources)))
+    elif sync.source is not None:
+        rendered = replace(app, spec=replace(app.spec, source=sync.source, sources=[]))
+    else:
+        rendered = app
+    if re_resolve:
+        return OperationRender(rendered, None)
+    if sync.revisions:
+        return OperationRender(rendered, list(sync.revisions))
+    return OperationRender(rendered, [sync.revision] if sync.revision else None)

@@ -16,7 +16,7 @@ the API reads it from there.
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.bus import events
 from app.bus.messages import REFRESH, RefreshRequest
@@ -30,9 +30,7 @@ from app.model import codec
 from app.model.app_spec import DEFAULT_REVISION_HISTORY_LIMIT
 from app.model.application import API_VERSION, KIND, Application
 from app.model.operation import OperationState, RevisionHistory
-
-if TYPE_CHECKING:
-    from workers.sync.context import OperationContext
+from workers.sync.context import OperationContext
 
 
 def _recorded(history: Sequence[RevisionHistory], state: OperationState) -> bool:
@@ -46,7 +44,7 @@ def _recorded(history: Sequence[RevisionHistory], state: OperationState) -> bool
 
 
 async def write_status(
-    ctx: "OperationContext",
+    ctx: OperationContext,
     state: OperationState,
     history: Sequence[RevisionHistory] | None = None,
 ) -> None:
@@ -74,7 +72,7 @@ async def write_status(
         )
 
 
-async def finish(ctx: "OperationContext", state: SyncState, app: Application | None) -> None:
+async def finish(ctx: OperationContext, state: SyncState, app: Application | None) -> None:
     """Everything that follows the end of the operation (see the module docstring)."""
     rt, ref = ctx.rt, ctx.ref
     final = operation_state(state)

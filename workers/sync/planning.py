@@ -6,8 +6,9 @@ What the plan is made of, and where it comes from:
 - the destination cluster (`rt.clusters`) and its discovery (which kinds exist, which
   are namespaced);
 - the manifests at the operation's revision(s) (`app.runtime.manifests.manifests_for`: the
-  render cache, or a render now), or at the source's target revision when a retry asks to
-  re-resolve it; a rollback renders the source(s) its history entry recorded;
+  render cache, or a render now) of what the operation renders
+  (`app.engine.source_plan.operation_render`: a rollback's recorded source(s), at the
+  source's target revision when a retry asks to re-resolve it);
 - the targets placed and tracked as the compare engine prepares them, under the app's
   instance name (`app.engine.instance_names`), without kinds the system settings
   exclude on the destination's server (`destination.name` resolved through its cluster
@@ -39,6 +40,7 @@ from app.engine.appstatus import spec_problems
 from app.engine.compare import CompareSettings, compare
 from app.engine.exclusions import managed_kinds
 from app.engine.instance_names import instance_name
+from app.engine.source_plan import operation_render
 from app.engine.sync import (
     PlanInput,
     ResourceScope,
@@ -62,21 +64,6 @@ from workers.sync.settings import SyncWorkerSettings
 
 class PlanRefused(Exception):
     """The operation cannot run as asked; the text says why and what to do."""
-
-
-def _rendered_app(app: Application, sync: SyncOperation) -> Application:
-    """The app as the operation renders it: a rollback's recorded source(s), else the spec's."""
-    if sync.sources:
-        return replace(app, spec=replace(app.spec, source=None, sources=list(sync.sources)))
-    if sync.source is not None:
-        return replace(app, spec=replace(app.spec, source=sync.source, sources=[]))
-    return app
-
-
-def _revisions(sync: SyncOperation) -> list[str] | None:
-    if sync.revisions:
-        return list(sync.revisions)
-    return [sync.revision] if sync.revision else None
 
 
 def _lazy_modified(
@@ -162,9 +149,9 @@ class Planner:
             raise PlanRefused(str(e)) from None
         index = await self._discover(cluster)
         sync = operation.sync or SyncOperation()
-        revisions = None if re_resolve else _revisions(sync)
+        render = operation_render(app, sync, re_resolve=re_resolve)
         try:
-            got = await manifests_for(rt, _rendered_app(app, sync), revisions, fresh_refs=True)
+            got = await manifests_for(rt, render.app, render.revisions, fresh_refs=True)
         except ManifestsError as e:
             raise PlanRefused(e.message) from None
         snapshot = await rt.live.read(app.ref)

@@ -33,7 +33,7 @@ from app.engine.sync.actions import (
     Replan,
     Wait,
 )
-from app.engine.sync.machine import error_out, next_step, restart, start
+from app.engine.sync.machine import abandon, error_out, next_step, restart, start, unplanned
 from app.engine.sync.observation import Observation, Observed, approval_time
 from app.engine.sync.options import (
     DeleteMode,
@@ -81,6 +81,7 @@ __all__ = [
     "SyncTask",
     "TaskProgress",
     "Wait",
+    "abandon",
     "approval_time",
     "error_out",
     "next_step",
@@ -93,4 +94,5 @@ __all__ = [
     "restart",
     "start",
     "terminate",
+    "unplanned",
 ]

@@ -4,6 +4,11 @@
 "Execution", §2, §6, §9) and may be repeated safely: a state with actions in flight gives
 those same actions back. The worker persists `step.state`, runs `step.batches`, hands the
 results to `record_results`, persists again, and follows `state.next`.
+
+An operation that cannot run ends in Error: `error_out` before a step (its retry policy
+applies: a refused plan may succeed later), `abandon` when its Application is gone (never
+retried: a retry could only fail the same way). `unplanned` is the state of an operation
+not planned yet (or whose stored state cannot be read), for either.
 """
 
 from dataclasses import replace
@@ -13,6 +18,7 @@ from app.engine.sync.actions import Continue, Done, Next, Replan, Wait
 from app.engine.sync.execution import Batch, RunContext, run_tasks, settle_prune
 from app.engine.sync.messages import (
     ALL_TASKS_RUN,
+    APP_GONE,
     COMPLETED_UNSUCCESSFULLY,
     FAILED_TO_APPLY,
     NO_MORE_TASKS,
@@ -35,7 +41,9 @@ from app.engine.sync.steps import DEFAULT_SETTINGS, Settings, Step, emit, finish
 from app.engine.sync.task import SyncTask
 from app.engine.sync.tasks import SyncPlan
 from app.model.annotations import HOOK_FINALIZER
+from app.model.operation import Operation, SyncOperation
 from app.model.sync import HookDeletePolicy, OperationPhase, ResultCode, SyncPhase
+from app.model.timestamps import parse_time
 
 
 def _check_time(now: datetime) -> None:
@@ -110,6 +118,24 @@ def error_out(state: SyncState, message: str, now: datetime) -> SyncState:
     if state.completed:
         return state
     return finish(replace(state, in_flight=(), step_kind=None), OperationPhase.ERROR, message, now)
+
+
+def abandon(state: SyncState, now: datetime, reason: str = APP_GONE) -> SyncState:
+    """End the operation in Error without retries, saying `reason` (its Application is
+    gone: a retry could only fail the same way)."""
+    final = replace(state, operation=replace(state.operation, retry=None))
+    return error_out(final, reason, now)
+
+
+def unplanned(app: str, operation: Operation, started_at: str, now: datetime) -> SyncState:
+    """The state of `operation` before it is planned (`started_at` as stored, RFC 3339;
+    empty: `now`), to end it with `error_out` or `abandon`."""
+    _check_time(now)
+    sync = operation.sync or SyncOperation()
+    started = parse_time(started_at) if started_at else now
+    return SyncState(
+        app=app, operation=operation, revision=sync.revision, started_at=started, tasks=()
+    )
 
 
 def next_step(

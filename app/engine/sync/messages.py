@@ -15,6 +15,7 @@ TERMINATED = "Operation terminated"
 TERMINATION_ERRORS = "Operation termination had errors"
 RUNNING = "one or more tasks are running"
 TERMINATING = "operation is terminating"
+APP_GONE = "the Application no longer exists; its operation was abandoned"
 
 _CUT = " ...(truncated)"
 MAX_MESSAGE = 2000

@@ -102,6 +102,11 @@ class SyncState:
     def completed(self) -> bool:
         return self.phase.completed
 
+    @property
+    def retrying(self) -> bool:
+        """Waiting out the backoff before a retry (its message says "Retrying attempt #N")."""
+        return self.retry_at is not None
+
     def task(self, task_id: int) -> SyncTask:
         return self.tasks[task_id]
 

@@ -4,10 +4,13 @@ from typing import Any
 
 import pytest
 
-from app.engine.source_plan import plan_sources
-from app.model.app_spec import ApplicationSpec
+from app.engine.source_plan import operation_render, plan_sources
+from app.model.app_spec import ApplicationSource, ApplicationSpec
+from app.model.application import Application
 from app.model.codec import decode
 from app.model.errors import SpecError
+from app.model.meta import ObjectMeta
+from app.model.operation import SyncOperation
 
 REPO = "https://git.example.com/team/app.git"
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -94,3 +97,78 @@ def test_plan_sources_refuses(app: ApplicationSpec, asked: list[str] | None, mes
         plan_sources(app, asked)
 
     assert str(info.value).startswith(message)
+
+
+def application(*sources: dict[str, Any], multi: bool = False) -> Application:
+    return Application(metadata=ObjectMeta(name="shop"), spec=spec(*sources, multi=multi))
+
+
+SPEC_SOURCE = src("app", "main")
+RECORDED = decode(ApplicationSource, src("old", SHA))
+OTHER = "89abcdef0123456789abcdef0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("app", "sync", "re_resolve", "paths", "revisions"),
+    [
+        pytest.param(
+            application(SPEC_SOURCE),
+            SyncOperation(revision=SHA),
+            False,
+            ["app"],
+            [SHA],
+            id="a-sync-renders-the-spec-at-its-revision",
+        ),
+        pytest.param(
+            application(SPEC_SOURCE),
+            SyncOperation(),
+            False,
+            ["app"],
+            None,
+            id="no-revision-means-the-target-revision-now",
+        ),
+        pytest.param(
+            application(SPEC_SOURCE),
+            SyncOperation(source=RECORDED, revision=SHA),
+            False,
+            ["old"],
+            [SHA],
+            id="a-rollback-renders-the-source-it-recorded",
+        ),
+        pytest.param(
+            application(SPEC_SOURCE, src("b"), multi=True),
+            SyncOperation(sources=[RECORDED, RECORDED], revisions=[SHA, OTHER]),
+            False,
+            ["old", "old"],
+            [SHA, OTHER],
+            id="a-multi-source-rollback-renders-every-recorded-source",
+        ),
+        pytest.param(
+            application(SPEC_SOURCE, src("b"), multi=True),
+            SyncOperation(source=RECORDED, revision=SHA),
+            False,
+            ["old"],
+            [SHA],
+            id="a-recorded-single-source-replaces-the-spec-sources",
+        ),
+        pytest.param(
+            application(SPEC_SOURCE),
+            SyncOperation(source=RECORDED, revision=SHA),
+            True,
+            ["old"],
+            None,
+            id="a-retry-re-resolving-renders-at-the-target-revision",
+        ),
+    ],
+)
+def test_what_an_operation_renders(
+    app: Application,
+    sync: SyncOperation,
+    re_resolve: bool,
+    paths: list[str],
+    revisions: list[str] | None,
+) -> None:
+    render = operation_render(app, sync, re_resolve=re_resolve)
+    assert [s.path for s in render.app.spec.all_sources] == paths
+    assert render.revisions == revisions
+    assert render.app.name == "shop"

@@ -1,0 +1,177 @@
+"""What a step message calls for: one decision for the sync worker and the hook worker.
+
+gitops-engine's `Sync()` first looks at where the operation stands (not started, tasks
+running, terminating, done) and only then acts. Sluice's two step workers take the same
+look here, from the operation as stored, before anything acts; they differ only in their
+role: the sync worker plans and steps, the hook worker performs the steps that create,
+delete or release hooks (a dry run of a hook touches nothing and stays with the sync
+worker).
+
+First, how the message arrived. Step messages name an operation and a step; the store's
+counter says which step is next (`OperationStore.advance` moves it by one per persisted
+state), and each stored state records the step of the message whose handling stored it
+(`origin`):
+
+- CURRENT: the message names the stored step: take it.
+- RESUMED: the message is the one whose handling stored the current state, delivered
+  again: its handler died (or a publish failed) after persisting, perhaps before acting or
+  following on. What the state still owes is done again: actions in flight (idempotent),
+  the follow-up (the next step, a timer, the finish: idempotent too).
+- STALE: another operation, or a step whose state has been taken further since.
+
+Then `turn` decides, in this order:
+
+    where the operation stands          sync worker              hook worker
+    the message is STALE                drop                     drop
+    not planned yet                     plan (CURRENT only;      drop: the sync worker's
+                                        app gone: abandon)
+    its stored state cannot be read     end it in Error          drop: the sync worker's
+    actions in flight                   hooks among them: hand   perform (CURRENT only;
+                                        over; else perform (app  app gone: abandon)
+                                        gone: abandon)
+    ended, follow-up not done           finish                   finish
+    ended and followed up               drop                     drop
+    the message RESUMED                 follow again (unless     follow again
+                                        termination was asked)
+    its Application is gone             abandon                  drop
+    termination asked, still Running    terminate                drop: not in flight
+    otherwise                           take the next step       drop: not in flight
+
+Every turn carries its reason, for the log.
+"""
+
+import enum
+from dataclasses import dataclass
+
+from app.engine.sync.state import SyncState, Verb
+from app.model.sync import OperationPhase
+
+
+class Arrival(enum.Enum):
+    CURRENT = "current"
+    RESUMED = "resumed"
+    STALE = "stale"
+
+
+def arrival(operation: str, step: int, *, stored: str, stored_step: int, origin: int) -> Arrival:
+    """How a message for (`operation`, `step`) relates to the stored operation `stored`,
+    which stands at `stored_step` and was stored handling the message of step `origin`."""
+    if stored != operation:
+        return Arrival.STALE
+    if step == stored_step:
+        return Arrival.CURRENT
+    if step == origin:
+        return Arrival.RESUMED
+    return Arrival.STALE
+
+
+class Role(enum.Enum):
+    SYNC = "sync"
+    """Plans, takes each next step, performs the steps without hook actions."""
+    HOOKS = "hooks"
+    """Performs the steps the sync worker hands over (those with hook actions)."""
+
+
+class Move(enum.Enum):
+    DROP = "drop"
+    """Nothing to do for this message."""
+    PLAN = "plan"
+    """Plan the operation and start it (or end it in Error saying why it cannot run)."""
+    END_UNREADABLE = "end-unreadable"
+    """End the operation in Error: its stored state cannot be read."""
+    HAND_OFF = "hand-off"
+    """Give the step, whose actions touch hooks, to the hook worker."""
+    PERFORM = "perform"
+    """Run the actions in flight, record their results."""
+    ABANDON = "abandon"
+    """End the operation in Error without retries: its Application is gone."""
+    FINISH = "finish"
+    """Do the follow-up of the ended operation (history, status, event, refresh)."""
+    FOLLOW = "follow"
+    """Repeat the follow-up of the stored state (the next step, a timer)."""
+    STEP = "step"
+    """Take the next step (held while the project's sync windows block it)."""
+    TERMINATE = "terminate"
+    """Take the step that stops the running operation."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    move: Move
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """The operation as the worker found it for one message."""
+
+    role: Role
+    arrival: Arrival
+    state: SyncState | None
+    """The stored engine state; None before the operation is planned, or if unreadable."""
+    unreadable: bool = False
+    """A stored engine state exists but cannot be read."""
+    finalized: bool = False
+    """The ended operation's follow-up has been done."""
+    app_exists: bool = True
+    terminate: bool = False
+    """Someone asked to terminate the operation."""
+
+
+GONE = "the Application no longer exists"
+
+
+def touches_hooks(state: SyncState) -> bool:
+    """The in-flight step creates, deletes or releases a hook: the hook worker's."""
+    return any(
+        state.task(action.task_id).hook and action.verb is not Verb.DRY_RUN
+        for action in state.in_flight
+    )
+
+
+def turn(found: Situation) -> Turn:
+    """What the message calls for (the table in the module docstring)."""
+    if found.arrival is Arrival.STALE:
+        return Turn(Move.DROP, "the message names another operation or a step taken further since")
+    sync = found.role is Role.SYNC
+    state = found.state
+    if state is None:
+        return _unplanned(found, sync)
+    if state.in_flight:
+        return _in_flight(found, state, sync)
+    if state.completed:
+        if found.finalized:
+            return Turn(Move.DROP, "the operation ended and its follow-up is done")
+        return Turn(Move.FINISH, "the operation ended; its follow-up is not done yet")
+    if found.arrival is Arrival.RESUMED and not (sync and found.terminate):
+        return Turn(Move.FOLLOW, "the message that stored this state came again")
+    if not sync:
+        return Turn(Move.DROP, "the step is not in flight")
+    if not found.app_exists:
+        return Turn(Move.ABANDON, GONE)
+    if found.terminate and state.phase is OperationPhase.RUNNING:
+        return Turn(Move.TERMINATE, "termination was requested")
+    return Turn(Move.STEP, "the next step is due")
+
+
+def _unplanned(found: Situation, sync: bool) -> Turn:
+    if not sync:
+        why = "cannot be read" if found.unreadable else "is not planned yet"
+        return Turn(Move.DROP, f"the stored sync state {why}: the sync worker's to handle")
+    if found.unreadable:
+        return Turn(Move.END_UNREADABLE, "the stored sync state cannot be read")
+    if found.arrival is not Arrival.CURRENT:
+        return Turn(Move.DROP, "the operation is not planned yet and this is not its step")
+    if not found.app_exists:
+        return Turn(Move.ABANDON, GONE)
+    return Turn(Move.PLAN, "the operation is not planned yet")
+
+
+def _in_flight(found: Situation, state: SyncState, sync: bool) -> Turn:
+    if sync and touches_hooks(state):
+        return Turn(Move.HAND_OFF, "the step creates, deletes or releases hooks")
+    if not sync and found.arrival is not Arrival.CURRENT:
+        return Turn(Move.DROP, "a later step is in flight")
+    if not found.app_exists:
+        return Turn(Move.ABANDON, GONE)
+    return Turn(Move.PERFORM, "the step's actions are in flight")
