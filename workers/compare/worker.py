@@ -65,7 +65,7 @@ from app.engine.appstatus import (
 )
 from app.engine.autosync import ComparedState, FollowUp, decide_auto_sync, follow_up
 from app.engine.backoff import SelfHealBackoff
-from app.engine.compare import compare, unknown_comparison
+from app.engine.compare import CompareSettings, compare, unknown_comparison
 from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
 from app.engine.levels import repo_error_verdict, resync_delay
 from app.engine.render_requests import RenderAsk, compared_revisions, not_cached, precedence
@@ -305,11 +305,20 @@ class CompareWorker:
         problems = (run.invalid,) if run.invalid else tuple(spec_problems(app, project))
         if problems or project is None:
             return _Verdict(self._unknown(app, live, "; ".join(problems)), revisions, (), problems)
+        settings = await self._destination_settings(run)
+        if isinstance(settings, str):
+            return _Verdict(self._unknown(app, live, settings), revisions)
+        return await self._compare_targets(run, revisions, live, project, settings)
+
+    async def _destination_settings(self, run: _Run) -> CompareSettings | str:
+        """The comparison settings with the destination cluster's kinds, or why there are
+        none (Retry while the cluster does not answer discovery)."""
+        rt = self._rt
         try:
-            cluster = rt.clusters.resolve(app.spec.destination)
-            settings = await self._scopes.settings_for(cluster)
+            cluster = rt.clusters.resolve(run.app.spec.destination)
+            return await self._scopes.settings_for(cluster)
         except UnknownDestination as e:
-            return _Verdict(self._unknown(app, live, str(e)), revisions)
+            return str(e)
         except (Unavailable, TimeoutError) as e:
             error = str(e) or "discovery timed out"
             run.log.warning("compare.destination_unavailable", error=error)
@@ -317,11 +326,22 @@ class CompareWorker:
                 f"destination of {run.ref} unavailable: {error}", UNAVAILABLE_RETRY_SECONDS
             ) from e
         except ClusterError as e:
-            problem = f"cannot read the resource kinds of the destination cluster: {e}"
-            return _Verdict(self._unknown(app, live, problem), revisions)
+            return f"cannot read the resource kinds of the destination cluster: {e}"
+
+    async def _compare_targets(
+        self,
+        run: _Run,
+        revisions: tuple[str, ...],
+        live: list[KubeObject],
+        project: AppProject,
+        settings: CompareSettings,
+    ) -> _Verdict | None:
+        """Compare the cached render at `revisions` (reusing an identical comparison, except
+        at `force`); None when a render must come first."""
+        rt, app, message = self._rt, run.app, run.message
         server = rt.clusters.server_of(app.spec.destination)
         memo_key = fingerprint(app, revisions, live, project, settings, server=server)
-        hard = run.message.level >= RefreshLevel.FORCE
+        hard = message.level >= RefreshLevel.FORCE
         reused = None if hard else self._memo.get(run.ref, memo_key)
         if reused is not None:
             return _Verdict(
@@ -329,9 +349,7 @@ class CompareWorker:
             )
         targets = await read_targets(rt.manifests, app, revisions)
         if isinstance(targets, NotCached):
-            ask = not_cached(
-                targets.what, asked=bool(run.message.revisions), level=run.message.level
-            )
+            ask = not_cached(targets.what, asked=bool(message.revisions), level=message.level)
             if isinstance(ask, RenderAsk):
                 await self._render(run, ask)
                 return None

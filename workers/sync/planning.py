@@ -29,7 +29,7 @@ Error, retried if its policy says so); a cluster that does not answer now raises
 """
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -37,7 +37,7 @@ from app.bus.errors import Retry
 from app.cluster import Cluster, ClusterError, NotFound, Unavailable
 from app.cluster.resources import ResourceIndex
 from app.engine.appstatus import spec_problems
-from app.engine.compare import CompareSettings, compare
+from app.engine.compare import ComparisonResult, compare
 from app.engine.exclusions import managed_kinds
 from app.engine.instance_names import instance_name
 from app.engine.source_plan import operation_render
@@ -54,7 +54,6 @@ from app.engine.tracking import select_managed
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.operation import Operation, SyncOperation
-from app.model.project import AppProject
 from app.model.resource import GroupKind, KubeObject, ResourceKey
 from app.runtime.clusters import UnknownDestination
 from app.runtime.manifests import ManifestsError, manifests_for
@@ -66,26 +65,14 @@ class PlanRefused(Exception):
     """The operation cannot run as asked; the text says why and what to do."""
 
 
-def _lazy_modified(
-    app: Application,
-    manifests: list[KubeObject],
-    live: Iterable[KubeObject],
-    project: AppProject,
-    settings: CompareSettings,
-    *,
-    instance: str,
-    server: str,
-) -> Callable[[ResourceKey], bool | None]:
-    """The compare engine's Modified verdict per key, computed on the first question only."""
+def _lazy_modified(judge: Callable[[], ComparisonResult]) -> Callable[[ResourceKey], bool | None]:
+    """The compare engine's Modified verdict per key, `judge`d on the first question only."""
     verdicts: dict[ResourceKey, bool] | None = None
 
     def modified(key: ResourceKey) -> bool | None:
         nonlocal verdicts
         if verdicts is None:
-            result = compare(
-                app, manifests, list(live), project, settings, instance=instance, server=server
-            )
-            verdicts = {r.key: r.modified for r in result.resources}
+            verdicts = {r.key: r.modified for r in judge().resources}
         return verdicts.get(key)
 
     return modified
@@ -213,13 +200,15 @@ class Planner:
                     live=live,
                     api=api,
                     modified=_lazy_modified(
-                        tracked,
-                        manifests,
-                        snapshot.objects.values(),
-                        project,
-                        compare_settings,
-                        instance=name,
-                        server=server,
+                        lambda: compare(
+                            tracked,
+                            manifests,
+                            list(snapshot.objects.values()),
+                            project,
+                            compare_settings,
+                            instance=name,
+                            server=server,
+                        )
                     ),
                     namespace_live=namespace_live,
                     project=project_check(project, app.spec.destination),

@@ -140,18 +140,8 @@ def turn(found: Situation) -> Turn:
     if state.in_flight:
         return _in_flight(found, state, sync)
     if state.completed:
-        if found.finalized:
-            return Turn(Move.DROP, "the operation ended and its follow-up is done")
-        return Turn(Move.FINISH, "the operation ended; its follow-up is not done yet")
-    if found.arrival is Arrival.RESUMED and not (sync and found.terminate):
-        return Turn(Move.FOLLOW, "the message that stored this state came again")
-    if not sync:
-        return Turn(Move.DROP, "the step is not in flight")
-    if not found.app_exists:
-        return Turn(Move.ABANDON, GONE)
-    if found.terminate and state.phase is OperationPhase.RUNNING:
-        return Turn(Move.TERMINATE, "termination was requested")
-    return Turn(Move.STEP, "the next step is due")
+        return _ended(found)
+    return _between_steps(found, state, sync)
 
 
 def _unplanned(found: Situation, sync: bool) -> Turn:
@@ -175,3 +165,21 @@ def _in_flight(found: Situation, state: SyncState, sync: bool) -> Turn:
     if not found.app_exists:
         return Turn(Move.ABANDON, GONE)
     return Turn(Move.PERFORM, "the step's actions are in flight")
+
+
+def _ended(found: Situation) -> Turn:
+    if found.finalized:
+        return Turn(Move.DROP, "the operation ended and its follow-up is done")
+    return Turn(Move.FINISH, "the operation ended; its follow-up is not done yet")
+
+
+def _between_steps(found: Situation, state: SyncState, sync: bool) -> Turn:
+    if found.arrival is Arrival.RESUMED and not (sync and found.terminate):
+        return Turn(Move.FOLLOW, "the message that stored this state came again")
+    if not sync:
+        return Turn(Move.DROP, "the step is not in flight")
+    if not found.app_exists:
+        return Turn(Move.ABANDON, GONE)
+    if found.terminate and state.phase is OperationPhase.RUNNING:
+        return Turn(Move.TERMINATE, "termination was requested")
+    return Turn(Move.STEP, "the next step is due")
