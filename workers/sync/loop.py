@@ -108,28 +108,21 @@ class OperationLoop:
         found, situation = await self._load(ctx, step)
         decided = turn(situation)
         inline_left = MAX_INLINE_STEPS if self._inline else 0
-        while True:
-            ctx.log.info(
-                f"{ctx.stage}.turn", step=found.step, move=decided.move.value, reason=decided.reason
-            )
-            if not await self._take(ctx, found, decided):
-                return
+        while await self._take(ctx, found, decided):
             state = found.state
             assert state is not None, "every move but a drop leaves a state"
             if not state.in_flight:
                 if not await self._follow(ctx, found.step, state, found.app, inline_left > 0):
                     return
                 inline_left -= 1
-            app_exists = found.app is not None
-            decided = turn(
-                Situation(
-                    self._role,
-                    Arrival.CURRENT,
-                    state,
-                    app_exists=app_exists,
-                    terminate=ctx.terminate,
-                )
+            at_once = Situation(
+                self._role,
+                Arrival.CURRENT,
+                state,
+                app_exists=found.app is not None,
+                terminate=ctx.terminate,
             )
+            decided = turn(at_once)
 
     async def _load(self, ctx: OperationContext, step: int) -> tuple[_Found, Situation]:
         record = await self._rt.operations.load_sync(ctx.ref)
@@ -172,6 +165,9 @@ class OperationLoop:
     async def _take(self, ctx: OperationContext, found: _Found, decided: Turn) -> bool:
         """Make the move; True when `found` stands at a newly stored state (or, to follow
         again, at the stored one)."""
+        ctx.log.info(
+            f"{ctx.stage}.turn", step=found.step, move=decided.move.value, reason=decided.reason
+        )
         match decided.move:
             case Move.DROP:
                 return False
