@@ -20,34 +20,34 @@ from app.engine.sync.state import InFlight, StateError, StepKind, SyncState, Ver
 from app.engine.sync.steps import finish
 from app.model.sync import OperationPhase, ResultCode
 
+_SUCCEEDED: dict[Verb, tuple[ResultCode, OperationPhase, str | None]] = {
+    Verb.APPLY: (ResultCode.SYNCED, OperationPhase.RUNNING, None),
+    Verb.CREATE_NAMESPACE: (ResultCode.SYNCED, OperationPhase.RUNNING, None),
+    Verb.PRUNE: (ResultCode.PRUNED, OperationPhase.SUCCEEDED, "pruned"),
+}
+"""A task's result, phase and message (None: the server's) after its action worked; a
+hook deletion or finalizer removal that worked changes nothing."""
+_HOOK_FAILURES = {
+    Verb.DELETE_HOOK: "failed to delete resource",
+    Verb.REMOVE_HOOK_FINALIZER: "failed to remove hook finalizer",
+}
+"""How a failed hook deletion or finalizer removal is worded; the hook goes to Error."""
+
 
 def _record(ledger: Ledger, state: SyncState, record: InFlight, result: ActionResult) -> None:
-    task = ledger[record.task_id]
-    message = result.message
-    match record.verb:
-        case Verb.DRY_RUN:
-            if not result.ok:
-                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
-            elif state.sync.dry_run:
-                ledger.set(task.id, ResultCode.SYNCED, OperationPhase.SUCCEEDED, message)
-        case Verb.APPLY | Verb.CREATE_NAMESPACE:
-            if result.ok:
-                ledger.set(task.id, ResultCode.SYNCED, OperationPhase.RUNNING, message)
-            else:
-                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
-        case Verb.PRUNE:
-            if result.ok:
-                ledger.set(task.id, ResultCode.PRUNED, OperationPhase.SUCCEEDED, "pruned")
-            else:
-                ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
-        case Verb.DELETE_HOOK:
-            if not result.ok:
-                text = f"failed to delete resource: {message}"
-                ledger.set(task.id, task.result, OperationPhase.ERROR, text)
-        case Verb.REMOVE_HOOK_FINALIZER:
-            if not result.ok:
-                text = f"failed to remove hook finalizer: {message}"
-                ledger.set(task.id, task.result, OperationPhase.ERROR, text)
+    task, verb, message = ledger[record.task_id], record.verb, result.message
+    if not result.ok:
+        hook_failure = _HOOK_FAILURES.get(verb)
+        if hook_failure is None:
+            ledger.set(task.id, ResultCode.SYNC_FAILED, OperationPhase.FAILED, message)
+        else:
+            ledger.set(task.id, task.result, OperationPhase.ERROR, f"{hook_failure}: {message}")
+    elif verb is Verb.DRY_RUN:
+        if state.sync.dry_run:
+            ledger.set(task.id, ResultCode.SYNCED, OperationPhase.SUCCEEDED, message)
+    elif verb in _SUCCEEDED:
+        code, phase, text = _SUCCEEDED[verb]
+        ledger.set(task.id, code, phase, message if text is None else text)
 
 
 def record_results(state: SyncState, results: Iterable[ActionResult], now: datetime) -> SyncState:

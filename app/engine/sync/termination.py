@@ -28,6 +28,33 @@ def _observed(observation: Observation | None, task: SyncTask) -> Observed | Non
     return observation.of(task.key) if observation is not None else None
 
 
+def _stop_running(ledger: Ledger, task: SyncTask, seen: Observed | None) -> tuple[bool, bool]:
+    """Record a running hook as terminated (or as it finished meanwhile); whether its
+    finalizer is to be removed, and whether it is to be deleted."""
+    if seen is not None and seen.live is None:
+        ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
+        return False, False
+    status = hook_status_from_health(task.key.name, seen.health) if seen else None
+    if status is not None and status.phase.completed:
+        ledger.set(task.id, task.result, status.phase, status.message)
+        finished = True
+    else:
+        ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
+        finished = False
+    release = seen is None or seen.has_finalizer(HOOK_FINALIZER)
+    return release, not finished or task.has_policy(HookDeletePolicy.HOOK_FAILED)
+
+
+def _clean_completed(task: SyncTask, seen: Observed | None) -> tuple[bool, bool]:
+    """Whether a hook that is not running loses its finalizer, and whether it is deleted
+    (a completed one with HookFailed: a terminated operation has failed)."""
+    if not task.completed or (seen is not None and seen.live is None):
+        return False, False
+    release = seen is None or seen.has_finalizer(HOOK_FINALIZER)
+    deleting = seen is not None and seen.deleting
+    return release, task.has_policy(HookDeletePolicy.HOOK_FAILED) and not deleting
+
+
 def terminate(state: SyncState, now: datetime, observation: Observation | None = None) -> Step:
     """The step that stops the operation; follow it with `next_step` to finish it."""
     if state.completed:
@@ -41,26 +68,14 @@ def terminate(state: SyncState, now: datetime, observation: Observation | None =
         if not task.hook:
             continue
         seen = _observed(observation, task)
-        exists = seen is None or seen.live is not None
         if task.running:
-            if seen is not None and seen.live is None:
-                ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
-                continue
-            status = hook_status_from_health(task.key.name, seen.health) if seen else None
-            finished = status is not None and status.phase.completed
-            if status is not None and finished:
-                ledger.set(task.id, task.result, status.phase, status.message)
-            else:
-                ledger.set(task.id, task.result, OperationPhase.FAILED, "Terminated")
-            if seen is None or seen.has_finalizer(HOOK_FINALIZER):
-                finalizers.append((Verb.REMOVE_HOOK_FINALIZER, task.id))
-            if not finished or task.has_policy(HookDeletePolicy.HOOK_FAILED):
-                deletes.append((Verb.DELETE_HOOK, task.id))
-        elif task.completed and exists:
-            if seen is None or seen.has_finalizer(HOOK_FINALIZER):
-                finalizers.append((Verb.REMOVE_HOOK_FINALIZER, task.id))
-            if task.has_policy(HookDeletePolicy.HOOK_FAILED) and not (seen and seen.deleting):
-                deletes.append((Verb.DELETE_HOOK, task.id))
+            release, delete = _stop_running(ledger, task, seen)
+        else:
+            release, delete = _clean_completed(task, seen)
+        if release:
+            finalizers.append((Verb.REMOVE_HOOK_FINALIZER, task.id))
+        if delete:
+            deletes.append((Verb.DELETE_HOOK, task.id))
     return emit(
         state,
         ledger,
