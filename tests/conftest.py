@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.support.fixtures_servers",
     "tests.support.fixtures_cluster",
     "tests.support.fixtures_pipeline",
+    "tests.support.fixtures_git_servers",
 ]
 
 

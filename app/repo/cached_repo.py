@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import log
+from app.repo.access import RepoAccess
 from app.repo.blobs import BlobReader
 from app.repo.errors import GitError, LimitExceeded, RevisionError
 from app.repo.filelock import file_lock
 from app.repo.gitprocess import GitRunner
 from app.repo.settings import RepoSettings
 from app.repo.tree import RepoTree, parse_ls_tree
-from app.repo.urls import RepoURL
 
 logger = log.get("repo.cache")
 
@@ -140,7 +140,7 @@ class CachedRepo:
             return fields[0]
         return None
 
-    async def fetch(self, remote: RepoURL, commit: str) -> tuple[str, bool]:
+    async def fetch(self, remote: RepoAccess, commit: str) -> tuple[str, bool]:
         """Make `commit` present; returns the commit (peeled) and whether git fetched."""
         async with self._lock, file_lock(self.path.with_suffix(".lock")):
             found = await self.commit_of(commit)
@@ -151,17 +151,19 @@ class CachedRepo:
             except GitError as e:
                 if not any(marker in str(e) for marker in _REFUSED_MARKERS):
                     raise
-                logger.info("fetch by SHA refused, fetching branches and tags", repo=remote.display)
+                logger.info(
+                    "fetch by SHA refused, fetching branches and tags", repo=remote.repo.display
+                )
                 await self._fetch_history(remote)
             found = await self.commit_of(commit)
             if found is None:
                 raise RevisionError(
-                    f"{remote.display}: commit {commit} does not exist in the repository "
+                    f"{remote.repo.display}: commit {commit} does not exist in the repository "
                     "(or no branch or tag reaches it)"
                 )
             return found, True
 
-    async def _fetch_staged(self, remote: RepoURL, commit: str) -> None:
+    async def _fetch_staged(self, remote: RepoAccess, commit: str) -> None:
         """Fetch one commit into a staging repository borrowing this one's objects, check
         its size, then adopt its packs: a failed or oversized fetch changes nothing here."""
         staging = Path(
@@ -190,12 +192,12 @@ class CachedRepo:
         finally:
             await asyncio.to_thread(shutil.rmtree, staging, True)
 
-    async def fetch_history(self, remote: RepoURL) -> None:
+    async def fetch_history(self, remote: RepoAccess) -> None:
         """Fetch every branch and tag with full history (needed to resolve short SHAs)."""
         async with self._lock, file_lock(self.path.with_suffix(".lock")):
             await self._fetch_history(remote)
 
-    async def _fetch_history(self, remote: RepoURL) -> None:
+    async def _fetch_history(self, remote: RepoAccess) -> None:
         unshallow = ["--unshallow"] if (self.path / "shallow").exists() else []
         await self._fetch(
             remote, unshallow, _HISTORY_REFSPECS, "git fetch of all branches and tags"
@@ -203,7 +205,7 @@ class CachedRepo:
 
     async def _fetch(
         self,
-        remote: RepoURL,
+        remote: RepoAccess,
         options: Sequence[str],
         refspecs: Sequence[str],
         label: str,
@@ -221,15 +223,15 @@ class CachedRepo:
             return f"it downloaded more than {limit} bytes (max_fetch_bytes)"
 
         await self._runner.run(
-            [*_FETCH, *options, "--", remote.remote, *refspecs],
+            [*_FETCH, *options, "--", remote.repo.remote, *refspecs],
             git_dir=target,
             remote=remote,
-            what=f"{label} from {remote.display}",
+            what=f"{label} from {remote.repo.display}",
             watch=watch,
         )
         late = watch()
         if late is not None:
-            raise LimitExceeded(f"{label} from {remote.display} was refused: {late}")
+            raise LimitExceeded(f"{label} from {remote.repo.display} was refused: {late}")
 
     async def commits_with_prefix(self, prefix: str) -> list[str]:
         out = await self._runner.run(

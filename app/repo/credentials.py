@@ -1,77 +1,103 @@
-"""Repository credentials from configuration, and which repository URL may use which.
+"""Which credentials a repository URL gets, for which project, from Argo CD's Secrets.
 
-A credential names the URL it is for: a repository (`https://github.com/org/repo.git`) or
-a prefix (`https://github.com/org`), like Argo CD's repository and repo-creds secrets. It
-applies to a repository URL only when transport, host and port are equal and the
-credential's path is a whole-segment prefix of the repository's path (so
-`https://github.com/org` covers `https://github.com/org/app` but never
-`https://github.com/organisation/app` or `https://github.com.evil.example/org/app`); the
-longest match wins. A URL that carries its own password uses it and nothing else.
-Secrets never appear in `repr`, and `secrets()` feeds the redactor.
+The store holds the repository Secrets and credential templates (repo-creds) a process
+follows (`app.model.repository_secret`), each checked here against the URL rules, and
+answers "credentials for URL X, for an app of project P" as Argo CD does:
+
+1. A repository Secret whose URL is the same repository (transport, host, port and path
+   equal; host case and a trailing `.git` ignored) and that is scoped to P, else one
+   scoped to no project. A Secret scoped to another project never applies.
+2. When that Secret carries no credential of its own (or there is none), the template
+   with the longest URL prefix covering the repository fills in the credential fields;
+   a repository Secret's own fields always win.
+
+Templates match by whole path segments (`https://github.com/org` covers
+`https://github.com/org/app` but never `https://github.com/organisation/app` or
+`https://github.com.evil.example/org/app`): stricter than Argo CD's plain string prefix,
+so a credential can never reach a lookalike repository (docs/decisions.md).
+
+`scope` says which cache an access may share: "" when the credentials are open to every
+project, else the project whose scoped Secret gave them, so a project-scoped repository's
+commits, listings and renders are never served to an app of another project.
+
+A Secret that could not be used is kept as `Refused`: a repository it would have matched
+gets a `CredentialError` naming the Secret and the field instead of a silent anonymous
+fetch. Secrets never appear in `repr`; `secrets()` feeds the redactor.
 """
 
-import base64
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.repo.errors import RepoURLError
-from app.repo.urls import RepoURL, Transport, parse_repo_url
+from app.model.repository_secret import RepoCreds, RepoKind, RepositorySecret
+from app.repo.errors import RepoError, RepoURLError
+from app.repo.urls import RepoURL, parse_repo_url
 
 DEFAULT_HTTPS_USERNAME = "x-access-token"
+"""The HTTPS user for tokens (what GitHub and Argo CD use when no username is set)."""
+
+
+class CredentialError(RepoError):
+    """The credentials configured for a repository cannot be used; the text says which
+    Secret and field to fix."""
 
 
 @dataclass(frozen=True, slots=True)
 class RepoCredential:
-    """Credentials for one repository or URL prefix. Exactly one kind: https or ssh."""
+    """One repository Secret or template, checked: the URL it is for and what it gives."""
 
     url: str
-    """Repository URL or URL prefix the credential is for."""
-    username: str = ""
-    """HTTPS user; empty means `x-access-token` (what GitHub and Argo CD use for tokens)."""
-    password: str = field(default="", repr=False)
-    """HTTPS password or access token, sent as HTTP Basic auth."""
-    bearer_token: str = field(default="", repr=False)
-    """HTTPS bearer token (`Authorization: Bearer`), e.g. Bitbucket Server access tokens."""
-    ssh_private_key: str = field(default="", repr=False)
-    """PEM/OpenSSH private key for ssh URLs."""
-    insecure_ignore_host_key: bool = False
-    """ssh: connect even if the host key is not in `ssh_known_hosts` (tests, labs)."""
+    """Repository URL (kind REPOSITORY) or URL prefix (TEMPLATE)."""
+    creds: RepoCreds = field(default_factory=RepoCreds, repr=False)
+    kind: RepoKind = RepoKind.REPOSITORY
+    project: str = ""
+    source: str = ""
+    """Where it came from, for messages: `repository Secret sluice/repo-1`."""
+    parsed: RepoURL = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        parsed = parse_repo_url(self.url, field="credential url")
+        where = self.source or "credential"
+        template = self.kind is RepoKind.TEMPLATE
+        parsed = parse_repo_url(self.url, field=f"{where}: data.url", prefix=template)
         if parsed.is_local:
-            raise RepoURLError(f"credential for {parsed.display}: local repositories need none")
+            raise RepoURLError(f"{where}: data.url: local repositories need no credentials")
         if parsed.password:
             raise RepoURLError(
-                f"credential for {parsed.display}: put the password in the credential, not the URL"
+                f"{where}: data.url: put the password in data.password, not in the URL"
             )
-        if parsed.transport is Transport.SSH:
-            if not self.ssh_private_key or self.password or self.bearer_token:
-                raise RepoURLError(
-                    f"credential for {parsed.display}: an ssh URL needs ssh_private_key only"
-                )
-        elif self.ssh_private_key or not (self.password or self.bearer_token):
-            raise RepoURLError(
-                f"credential for {parsed.display}: an https URL needs a password or bearer_token"
-            )
+        object.__setattr__(self, "parsed", parsed)
 
-    @property
-    def parsed(self) -> RepoURL:
-        return parse_repo_url(self.url, field="credential url")
-
-    @property
-    def authorization(self) -> str:
-        """The HTTP Authorization header value (https credentials only)."""
-        if self.bearer_token:
-            return f"Bearer {self.bearer_token}"
-        pair = f"{self.username or DEFAULT_HTTPS_USERNAME}:{self.password}".encode()
-        return "Basic " + base64.b64encode(pair).decode()
+    @classmethod
+    def of(cls, record: RepositorySecret) -> "RepoCredential":
+        """The checked form of a parsed Secret; RepoURLError naming `data.url` otherwise."""
+        return cls(record.url, record.creds, record.kind, record.project, record.source)
 
     def secrets(self) -> list[str]:
-        found = [self.password, self.bearer_token, self.ssh_private_key]
-        if self.password or self.bearer_token:
-            found.append(self.authorization.split(" ", 1)[1])
-        return [s for s in found if s]
+        return self.creds.secrets()
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A Secret that could not be used, under the URL it claims."""
+
+    kind: RepoKind
+    url: str
+    source: str
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What one repository URL gets for one project."""
+
+    creds: RepoCreds = field(repr=False)
+    sources: tuple[str, ...]
+    """The Secrets the fields came from, repository first (for messages and logs)."""
+    scope: str
+    """"" for credentials every project may use, else the scoping project."""
+
+    @property
+    def source(self) -> str:
+        return " + ".join(self.sources)
 
 
 def _segments(path: str) -> list[str]:
@@ -81,36 +107,103 @@ def _segments(path: str) -> list[str]:
     return [s for s in path.split("/") if s]
 
 
+def _same_server(a: RepoURL, b: RepoURL) -> bool:
+    return a.transport is b.transport and a.host == b.host and a.effective_port == b.effective_port
+
+
 def covers(credential: RepoURL, repo: RepoURL) -> bool:
-    """True when a credential for `credential` may be sent for repository `repo`."""
-    if (
-        credential.transport is not repo.transport
-        or credential.host != repo.host
-        or credential.effective_port != repo.effective_port
-    ):
+    """True when a template for `credential` may be sent for repository `repo`."""
+    if not _same_server(credential, repo):
         return False
     prefix, path = _segments(credential.path), _segments(repo.path)
     return path[: len(prefix)] == prefix
 
 
-class CredentialStore:
-    """The configured credentials, looked up by repository URL."""
+def same_repository(a: RepoURL, b: RepoURL) -> bool:
+    """True when a repository Secret for `a` is the Secret of repository `b`."""
+    return _same_server(a, b) and _segments(a.path) == _segments(b.path)
 
-    def __init__(self, credentials: Iterable[RepoCredential] = ()) -> None:
-        self._entries: Sequence[tuple[RepoURL, RepoCredential]] = sorted(
-            ((c.parsed, c) for c in credentials),
-            key=lambda pair: len(_segments(pair[0].path)),
+
+def _claims(refused: Refused, repo: RepoURL) -> bool:
+    try:
+        claimed = parse_repo_url(refused.url, prefix=refused.kind is RepoKind.TEMPLATE)
+    except RepoURLError:
+        return False
+    if refused.kind is RepoKind.REPOSITORY:
+        return same_repository(claimed, repo)
+    return covers(claimed, repo)
+
+
+class CredentialStore:
+    """The usable repository Secrets and templates, and the refused ones."""
+
+    def __init__(
+        self, credentials: Iterable[RepoCredential] = (), refused: Iterable[Refused] = ()
+    ) -> None:
+        entries = list(credentials)
+        self.repositories = [c for c in entries if c.kind is RepoKind.REPOSITORY]
+        self.templates = sorted(
+            (c for c in entries if c.kind is RepoKind.TEMPLATE),
+            key=lambda c: len(_segments(c.parsed.path)),
             reverse=True,
         )
+        self.refused = list(refused)
 
-    def for_url(self, repo: RepoURL) -> RepoCredential | None:
-        """The most specific credential covering `repo`; None if local or the URL has a password."""
+    def repository(self, repo: RepoURL, project: str) -> RepoCredential | None:
+        """The repository Secret for `repo` an app of `project` uses, if any."""
+        unscoped = None
+        for credential in self.repositories:
+            if not same_repository(credential.parsed, repo):
+                continue
+            if credential.project and credential.project == project:
+                return credential
+            if not credential.project and unscoped is None:
+                unscoped = credential
+        return unscoped
+
+    def template(self, repo: RepoURL) -> RepoCredential | None:
+        """The template with the longest prefix covering `repo`, if any."""
+        return next((t for t in self.templates if covers(t.parsed, repo)), None)
+
+    def for_url(self, repo: RepoURL, project: str = "") -> Resolved | None:
+        """What `repo` gets for an app of `project`; None for none (public, or local, or a
+        URL carrying its own password). CredentialError when a refused Secret claims it."""
         if repo.is_local or repo.password:
             return None
-        for parsed, credential in self._entries:
-            if covers(parsed, repo):
-                return credential
-        return None
+        own = self.repository(repo, project)
+        template = None if own is not None and own.creds.has_credentials else self.template(repo)
+        self._check_refused(repo, own, template)
+        if own is None and template is None:
+            return None
+        scope = own.project if own is not None else ""
+        if own is None:
+            assert template is not None
+            return Resolved(template.creds, (template.source,), scope)
+        if template is None:
+            return Resolved(own.creds, (own.source,), scope)
+        return Resolved(own.creds.filled_from(template.creds), (own.source, template.source), scope)
+
+    def _check_refused(
+        self, repo: RepoURL, own: RepoCredential | None, template: RepoCredential | None
+    ) -> None:
+        for refused in self.refused:
+            if not _claims(refused, repo):
+                continue
+            if refused.kind is RepoKind.REPOSITORY and own is not None:
+                continue
+            if refused.kind is RepoKind.TEMPLATE and (
+                (own is not None and own.creds.has_credentials)
+                or (
+                    template is not None
+                    and len(_segments(template.parsed.path))
+                    >= len(_segments(parse_repo_url(refused.url, prefix=True).path))
+                )
+            ):
+                continue
+            raise CredentialError(
+                f"{repo.display}: {refused.source} cannot be used: {refused.problem}; fix the "
+                "Secret and it is read again"
+            )
 
     def secrets(self) -> list[str]:
-        return [s for _, c in self._entries for s in c.secrets()]
+        return [s for c in [*self.repositories, *self.templates] for s in c.secrets()]

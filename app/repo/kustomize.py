@@ -126,11 +126,12 @@ def _failure(stderr: bytes, root: Path) -> str:
 
 
 async def build_kustomize(
-    repos: Repositories, source: ApplicationSource, commit: str, *, field: str
+    repos: Repositories, source: ApplicationSource, commit: str, *, field: str, project: str = ""
 ) -> KustomizeBuild:
     """`kustomize build` of `source` at `commit` (a resolved full SHA).
 
-    `field` names the source in messages (`spec.source`, `spec.sources[1]`).
+    `field` names the source in messages (`spec.source`, `spec.sources[1]`); `project` is
+    the app's AppProject (which repository credentials the checkout uses).
     """
     tool = find_tool()
     if tool is None:
@@ -140,7 +141,7 @@ async def build_kustomize(
             "embeds kustomize) where the render worker runs"
         )
     settings = repos.settings
-    async with repos.checkout(source.repo_url, commit, field=field) as work:
+    async with repos.checkout(source.repo_url, commit, field=field, project=project) as work:
         app_dir = work.resolve(source.path, field=f"{field}.path")
         if not app_dir.is_dir():
             raise PathError(f"{field}.path", f"{source.path!r} is not a directory at {commit[:12]}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from app import log
 from app.metrics import GIT_FETCH_DURATION
 from app.model.app_spec import ApplicationSource
+from app.repo.access import Access, RepoAccess
 from app.repo.cached_repo import CachedRepo
 from app.repo.credentials import CredentialStore, RepoCredential
 from app.repo.directory import DirectoryOptions, select_manifests
@@ -68,7 +69,9 @@ class Repositories:
         self.stats = RepoStats()
         self._root = settings.cache_dir
         self._work_root = self._root / "work"
-        self._runner = GitRunner(settings, CredentialStore(credentials), self._root / "home")
+        self.access = Access(self._root / "home", CredentialStore(credentials))
+        """The credential path (credentials, trust, App tokens) every git command goes through."""
+        self._runner = GitRunner(settings, self.access, self._root / "home")
         self._prepared = False
         self._repos: dict[str, CachedRepo] = {}
         self._scratch = CachedRepo("scratch", self._root / "scratch.git", self._runner, settings)
@@ -90,6 +93,22 @@ class Repositories:
             self._runner.prepare()
             self._prepared = True
 
+    def update_credentials(self, store: CredentialStore) -> None:
+        """Put the repository Secrets and templates in `store` in force for the next command."""
+        self.access.store = store
+
+    async def update_trust(self, known_hosts: str, tls_certs: dict[str, str]) -> None:
+        """Put new ssh host keys and per-server CA bundles in force for the next command."""
+        await asyncio.to_thread(self.access.trust.update, known_hosts, tls_certs)
+
+    async def remote(
+        self, repo_url: str, *, project: str = "", field: str = "source"
+    ) -> RepoAccess:
+        """How `repo_url` is reached for an app of `project`: the credential path other
+        renderers (Helm, OCI, plugins) use for their own HTTP or git calls."""
+        repo = self._parse(repo_url, field)
+        return await self.access.for_url(repo, project, who=repo.display)
+
     def _parse(self, url: str, field: str) -> RepoURL:
         repo = parse_repo_url(url, field=f"{field}.repoURL")
         if repo.is_local and not self.settings.allow_local:
@@ -99,9 +118,11 @@ class Repositories:
             )
         return repo
 
-    def _cache_of(self, repo: RepoURL) -> CachedRepo:
-        """The cache object for a repository (no I/O: `_ready` creates it on disk)."""
-        key = cache_key(repo)
+    def _cache_of(self, repo: RepoURL, scope: str) -> CachedRepo:
+        """The cache object for a repository as one credential scope sees it (no I/O:
+        `_ready` creates it on disk). A project-scoped Secret's reads get their own cache,
+        so nothing fetched with them is served to an app of another project."""
+        key = cache_key(repo) + (f"#project={scope}" if scope else "")
         cached = self._repos.get(key)
         if cached is None:
             digest = hashlib.sha256(key.encode()).hexdigest()[:32]
@@ -115,12 +136,17 @@ class Repositories:
         await cached.ensure_created()
         return cached
 
-    async def list_refs(self, repo_url: str, *, field: str = "source") -> RefListing:
+    async def list_refs(
+        self, repo_url: str, *, field: str = "source", project: str = ""
+    ) -> RefListing:
         """HEAD, branches and tags (peeled), from one ls-remote shared by concurrent callers."""
-        repo = self._parse(repo_url, field)
-        return await self._list(repo, _DEFAULT_PATTERNS)
+        return await self._list(
+            await self.remote(repo_url, project=project, field=field), _DEFAULT_PATTERNS
+        )
 
-    async def _list(self, repo: RepoURL, patterns: tuple[str, ...]) -> RefListing:
+    async def _list(self, remote: RepoAccess, patterns: tuple[str, ...]) -> RefListing:
+        repo = remote.repo
+
         async def ls_remote() -> RefListing:
             scratch = await self._ready(self._scratch)
             self.stats.ls_remote += 1
@@ -128,37 +154,38 @@ class Repositories:
                 out = await self._runner.run(
                     ["ls-remote", "--", repo.remote, *patterns],
                     git_dir=scratch.path,
-                    remote=repo,
+                    remote=remote,
                     max_output=self.settings.max_refs_bytes,
                     what=f"git ls-remote of {repo.display}",
                 )
             return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
 
-        return await self._refs.run((cache_key(repo), patterns), ls_remote)
+        return await self._refs.run((self._cache_of(repo, remote.scope).key, patterns), ls_remote)
 
     async def resolve(
-        self, repo_url: str, revision: str, *, field: str = "source"
+        self, repo_url: str, revision: str, *, field: str = "source", project: str = ""
     ) -> ResolvedRevision:
         """The commit `revision` (an Application's targetRevision) names now (see revisions)."""
-        repo = self._parse(repo_url, field)
+        remote = await self.remote(repo_url, project=project, field=field)
+        repo = remote.repo
         rev = normalize_revision(revision)
         where = f"{field}.targetRevision"
         if len(rev) > MAX_REVISION_LENGTH or any(c in rev for c in "\0\n\r"):
             raise RevisionError(f"{where}: {rev[:40]!r}… is not a usable revision")
         if is_full_sha(rev):
-            commit = await self._fetch(repo, rev.lower())
+            commit = await self._fetch(remote, rev.lower())
             return ResolvedRevision(rev, commit, "", f"commit {rev.lower()}")
-        listing = await self._list(repo, _DEFAULT_PATTERNS)
+        listing = await self._list(remote, _DEFAULT_PATTERNS)
         if rev.startswith("refs/") and not rev.startswith((HEADS, TAGS)):
             if rev.startswith("-") or any(c in rev for c in " *?[\\"):
                 raise RevisionError(f"{where}: {rev!r} is not a valid ref name")
-            listing = listing.merged(await self._list(repo, (rev,)))
+            listing = listing.merged(await self._list(remote, (rev,)))
         match = match_revision(listing, rev)
         if match is not None:
             logger.debug("resolved", repo=repo.display, revision=rev, commit=match.commit)
             return ResolvedRevision(rev, match.commit, match.ref, match.reason)
         if is_short_sha(rev):
-            return await self._resolve_short(repo, rev, where)
+            return await self._resolve_short(remote, rev, where)
         if rev == "HEAD":
             raise RevisionError(f"{where}: {repo.display} has no HEAD (is the repository empty?)")
         raise RevisionError(
@@ -166,12 +193,13 @@ class Repositories:
             f"commit of {repo.display}"
         )
 
-    async def _resolve_short(self, repo: RepoURL, prefix: str, where: str) -> ResolvedRevision:
-        cached = await self._ready(self._cache_of(repo))
+    async def _resolve_short(self, remote: RepoAccess, prefix: str, where: str) -> ResolvedRevision:
+        repo = remote.repo
+        cached = await self._ready(self._cache_of(repo, remote.scope))
         commits = await cached.commits_with_prefix(prefix)
         if not commits:
             self.stats.history_fetch += 1
-            await cached.fetch_history(repo)
+            await cached.fetch_history(remote)
             commits = await cached.commits_with_prefix(prefix)
         if len(commits) != 1:
             problem = "matches no commit" if not commits else f"matches {len(commits)} commits"
@@ -179,21 +207,25 @@ class Repositories:
         cached.present.add(commits[0])
         return ResolvedRevision(prefix, commits[0], "", f"short commit SHA {prefix}")
 
-    async def fetch(self, repo_url: str, commit: str, *, field: str = "source") -> str:
+    async def fetch(
+        self, repo_url: str, commit: str, *, field: str = "source", project: str = ""
+    ) -> str:
         """Make `commit` (a full SHA) present in the cache; returns it (tags peeled)."""
         if not is_full_sha(commit):
             raise RevisionError(f"{field}: {commit!r} is not a full commit SHA")
-        return await self._fetch(self._parse(repo_url, field), commit.lower())
+        remote = await self.remote(repo_url, project=project, field=field)
+        return await self._fetch(remote, commit.lower())
 
-    async def _fetch(self, repo: RepoURL, commit: str) -> str:
-        cached = self._cache_of(repo)
+    async def _fetch(self, remote: RepoAccess, commit: str) -> str:
+        repo = remote.repo
+        cached = self._cache_of(repo, remote.scope)
         if commit in cached.present:
             return commit
 
         async def fetch() -> str:
             await self._ready(cached)
             with GIT_FETCH_DURATION.labels("fetch").time():
-                found, fetched = await cached.fetch(repo, commit)
+                found, fetched = await cached.fetch(remote, commit)
             if fetched:
                 self.stats.fetch += 1
                 logger.info("fetched", repo=repo.display, commit=found)
@@ -230,12 +262,12 @@ class Repositories:
         return await self._trees_loading.run(key, load)
 
     async def _app_dir(
-        self, source: ApplicationSource, commit: str, field: str
+        self, source: ApplicationSource, commit: str, field: str, project: str
     ) -> tuple[RepoURL, CachedRepo, RepoTree, str, str]:
         """The fetched commit's listing and source.path resolved in it (a directory)."""
-        repo = self._parse(source.repo_url, field)
-        commit = await self.fetch(source.repo_url, commit, field=field)
-        cached = self._cache_of(repo)
+        remote, commit = await self._fetched(source.repo_url, commit, field, project)
+        repo = remote.repo
+        cached = self._cache_of(repo, remote.scope)
         tree = await self._tree(cached, repo, commit)
         hops = self.settings.max_symlink_hops
         app_dir = resolve_path(tree, source.path, field=f"{field}.path", max_hops=hops)
@@ -247,21 +279,30 @@ class Repositories:
             )
         return repo, cached, tree, app_dir, commit
 
+    async def _fetched(
+        self, repo_url: str, commit: str, field: str, project: str
+    ) -> tuple[RepoAccess, str]:
+        if not is_full_sha(commit):
+            raise RevisionError(f"{field}: {commit!r} is not a full commit SHA")
+        remote = await self.remote(repo_url, project=project, field=field)
+        return remote, await self._fetch(remote, commit.lower())
+
     async def source_type_at(
-        self, source: ApplicationSource, commit: str, *, field: str = "source"
+        self, source: ApplicationSource, commit: str, *, field: str = "source", project: str = ""
     ) -> SourceType:
         """The source's type at `commit`: declared, else discovered from source.path's files."""
-        _, _, tree, app_dir, _ = await self._app_dir(source, commit, field)
+        _, _, tree, app_dir, _ = await self._app_dir(source, commit, field, project)
         return source_type(source, tree, app_dir, field=field)
 
     async def render_directory(
-        self, source: ApplicationSource, commit: str, *, field: str = "source"
+        self, source: ApplicationSource, commit: str, *, field: str = "source", project: str = ""
     ) -> DirectoryRender:
         """The manifest files of a plain-directory source at `commit` (a resolved full SHA).
 
-        `field` names the source in messages (`spec.source`, `spec.sources[1]`).
+        `field` names the source in messages (`spec.source`, `spec.sources[1]`); `project`
+        is the app's AppProject (which repository Secrets it may use).
         """
-        repo, cached, tree, app_dir, commit = await self._app_dir(source, commit, field)
+        repo, cached, tree, app_dir, commit = await self._app_dir(source, commit, field, project)
         hops = self.settings.max_symlink_hops
         kind_of_source = source_type(source, tree, app_dir, field=field)
         if kind_of_source is not SourceType.DIRECTORY:
@@ -306,7 +347,7 @@ class Repositories:
         return await self._renders.run((key, field), render)
 
     async def changed_files(
-        self, repo_url: str, old: str, new: str, *, field: str = "source"
+        self, repo_url: str, old: str, new: str, *, field: str = "source", project: str = ""
     ) -> frozenset[str] | None:
         """Paths changed between two commits (renames count as both paths).
 
@@ -314,26 +355,27 @@ class Repositories:
         """
         if not old or old == ZERO_SHA:
             return None
-        repo = self._parse(repo_url, field)
+        remote = await self.remote(repo_url, project=project, field=field)
+        repo = remote.repo
         for sha in (old, new):
             if not is_full_sha(sha):
                 raise RevisionError(f"{repo.display}: {sha!r} is not a full commit SHA")
         old, new = old.lower(), new.lower()
         if old == new:
             return frozenset()
-        old_commit = await self._fetch(repo, old)
-        new_commit = await self._fetch(repo, new)
-        cached = self._cache_of(repo)
+        old_commit = await self._fetch(remote, old)
+        new_commit = await self._fetch(remote, new)
+        cached = self._cache_of(repo, remote.scope)
         return frozenset(await cached.changed_paths(old_commit, new_commit, display=repo.display))
 
     @contextlib.asynccontextmanager
     async def checkout(
-        self, repo_url: str, commit: str, *, field: str = "source"
+        self, repo_url: str, commit: str, *, field: str = "source", project: str = ""
     ) -> AsyncIterator[WorkTree]:
         """Check `commit` out into a private work dir for the duration of the block."""
-        repo = self._parse(repo_url, field)
-        commit = await self.fetch(repo_url, commit, field=field)
-        cached = self._cache_of(repo)
+        remote, commit = await self._fetched(repo_url, commit, field, project)
+        repo = remote.repo
+        cached = self._cache_of(repo, remote.scope)
         tree = await self._tree(cached, repo, commit)
         if tree.total_bytes > self.settings.max_tree_bytes:
             raise LimitExceeded(

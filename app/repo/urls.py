@@ -108,9 +108,9 @@ def _check_host(host: str, field_name: str, text: str) -> str:
     return host
 
 
-def _check_network_path(path: str, field_name: str, text: str) -> str:
+def _check_network_path(path: str, field_name: str, text: str, *, prefix: bool = False) -> str:
     path = path.lstrip("/")
-    if not path.strip("/"):
+    if not path.strip("/") and not prefix:
         raise _fail(field_name, text, "names a host but no repository path")
     for segment in path.split("/"):
         if unquote(segment) in (".", ".."):
@@ -120,7 +120,7 @@ def _check_network_path(path: str, field_name: str, text: str) -> str:
     return path
 
 
-def _parse_network(text: str, scheme: str, field_name: str) -> RepoURL:
+def _parse_network(text: str, scheme: str, field_name: str, *, prefix: bool) -> RepoURL:
     transport = Transport.SSH if scheme in _SSH_SCHEMES else Transport(scheme)
     try:
         parts = urlsplit(text)
@@ -133,7 +133,7 @@ def _parse_network(text: str, scheme: str, field_name: str) -> RepoURL:
     except ValueError:
         raise _fail(field_name, text, "has an invalid port") from None
     host = _check_host(parts.hostname or "", field_name, text)
-    path = _check_network_path(parts.path, field_name, text)
+    path = _check_network_path(parts.path, field_name, text, prefix=prefix)
     return RepoURL(
         transport=transport,
         host=host,
@@ -155,8 +155,12 @@ def _parse_local(path: str, text: str, field_name: str) -> RepoURL:
     return RepoURL(Transport.LOCAL, "", None, "", normalized, remote=normalized)
 
 
-def parse_repo_url(text: str, *, field: str = "repoURL") -> RepoURL:
-    """Parse a repository URL or raise RepoURLError naming `field` and what to write instead."""
+def parse_repo_url(text: str, *, field: str = "repoURL", prefix: bool = False) -> RepoURL:
+    """Parse a repository URL or raise RepoURLError naming `field` and what to write instead.
+
+    `prefix` accepts a URL with no repository path (`https://github.com`): a credential
+    template may cover a whole server.
+    """
     raw = text.strip()
     if not raw:
         raise RepoURLError(f"{field}: must not be empty")
@@ -171,7 +175,7 @@ def parse_repo_url(text: str, *, field: str = "repoURL") -> RepoURL:
     if "://" in raw:
         scheme = raw.split("://", 1)[0].lower()
         if scheme in ("https", "http") or scheme in _SSH_SCHEMES:
-            return _parse_network(raw, scheme, field)
+            return _parse_network(raw, scheme, field, prefix=prefix)
         if scheme == "file":
             rest = raw.split("://", 1)[1]
             if rest.startswith("localhost/"):
@@ -197,7 +201,7 @@ def parse_repo_url(text: str, *, field: str = "repoURL") -> RepoURL:
         host=_check_host(scp["host"], field, raw),
         port=None,
         user=scp["user"] or "",
-        path=_check_network_path(scp["path"], field, raw),
+        path=_check_network_path(scp["path"], field, raw, prefix=prefix),
         remote=raw,
     )
 
