@@ -17,6 +17,7 @@ from app.api.handlers import (
     diff,
     operations,
     projects,
+    repositories,
     stream,
     sync_windows,
     system,
@@ -31,6 +32,7 @@ from app.api.webhooks import AppSourceError, BusPublisher, webhook_routes
 from app.bus.errors import BusError
 from app.bus.messages import RefreshRequest
 from app.model.application import Application
+from app.repo.errors import RepoError
 from app.runtime.runtime import Runtime
 from app.store.refs import RefsCache
 
@@ -49,6 +51,7 @@ def routes() -> list[Route]:
         *views.ROUTES,
         *sync_windows.ROUTES,
         *projects.ROUTES,
+        *repositories.ROUTES,
         *stream.ROUTES,
         *system.ROUTES,
     ]
@@ -83,7 +86,12 @@ class FreshRefsPublisher:
         try:
             app = await self._rt.apps.get(request.app)
             for source in app.spec.all_sources if app is not None else []:
-                await self._refs.forget(source.repo_url)
+                project = app.spec.project if app is not None else ""
+                try:
+                    identity = self._rt.repos.cache_identity(source.repo_url, project=project)
+                except RepoError:
+                    identity = source.repo_url
+                await self._refs.forget(identity)
         except (RedisError, OSError) as e:
             raise BusError(f"cannot drop the cached refs of {request.app}: {e}") from None
         await self._publish(request)

@@ -194,10 +194,10 @@ class RepoAccess:
 class Access:
     """The credential store, trust and App tokens of one process: builds `RepoAccess`es."""
 
-    def __init__(self, home: Path, store: CredentialStore | None = None) -> None:
-        self.store = store or CredentialStore()
-        self.trust = RepoTrust(home)
-        self.apps = GitHubApps()
+    def __init__(self, trust: RepoTrust, store: CredentialStore, apps: GitHubApps) -> None:
+        self.store = store
+        self.trust = trust
+        self.apps = apps
 
     async def for_url(self, repo: RepoURL, project: str = "", *, who: str = "") -> RepoAccess:
         """How `repo` is reached for an app of `project` (CredentialError if it cannot be)."""

@@ -28,6 +28,7 @@ from app.repo.errors import (
     RepoURLError,
     RevisionError,
 )
+from app.repo.githubapp import GitHubApps
 from app.repo.gitprocess import GitRunner
 from app.repo.lru import LRU
 from app.repo.paths import resolve_path
@@ -51,6 +52,7 @@ from app.repo.singleflight import SingleFlight
 from app.repo.sourcetype import SourceType, source_type
 from app.repo.symlinks import check_symlinks
 from app.repo.tree import NodeKind, RepoTree
+from app.repo.trust import RepoTrust
 from app.repo.urls import RepoURL, cache_key, parse_repo_url
 from app.repo.worktree import WorkTree, remove_tree
 
@@ -69,7 +71,9 @@ class Repositories:
         self.stats = RepoStats()
         self._root = settings.cache_dir
         self._work_root = self._root / "work"
-        self.access = Access(self._root / "home", CredentialStore(credentials))
+        self.access = Access(
+            RepoTrust(self._root / "home"), CredentialStore(credentials), GitHubApps()
+        )
         """The credential path (credentials, trust, App tokens) every git command goes through."""
         self._runner = GitRunner(settings, self.access, self._root / "home")
         self._prepared = False
@@ -108,6 +112,33 @@ class Repositories:
         renderers (Helm, OCI, plugins) use for their own HTTP or git calls."""
         repo = self._parse(repo_url, field)
         return await self.access.for_url(repo, project, who=repo.display)
+
+    async def validate(
+        self, repo_url: str, store: CredentialStore, *, project: str = ""
+    ) -> RefListing:
+        """ls-remote `repo_url` with the credentials `store` gives it (not the ones in force,
+        and nothing shared or cached): whether a repository Secret can be used as written."""
+        repo = self._parse(repo_url, "repo")
+        remote = await Access(self.access.trust, store, self.access.apps).for_url(
+            repo, project, who=repo.display
+        )
+        scratch = await self._ready(self._scratch)
+        out = await self._runner.run(
+            ["ls-remote", "--", repo.remote, *_DEFAULT_PATTERNS],
+            git_dir=scratch.path,
+            remote=remote,
+            max_output=self.settings.max_refs_bytes,
+            what=f"git ls-remote of {repo.display}",
+        )
+        return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
+
+    def cache_identity(self, repo_url: str, *, project: str = "", field: str = "source") -> str:
+        """The name shared caches (refs, renders) file `repo_url` under for an app of
+        `project`: the URL itself, or the URL marked with the project when a Secret scoped
+        to it gives the credentials, so that project's reads are never served to another.
+        CredentialError when a refused Secret claims the repository."""
+        scope = self.access.scope(self._parse(repo_url, field), project)
+        return f"{repo_url}#project={scope}" if scope else repo_url
 
     def _parse(self, url: str, field: str) -> RepoURL:
         repo = parse_repo_url(url, field=f"{field}.repoURL")

@@ -18,7 +18,9 @@ nothing (a multi-source app's reference-only `ref` source), is the engine's
    that then replaces the cached listing. What a listing cannot answer (a short SHA,
    `refs/pull/...`, a name that does not exist) goes to `Repositories.resolve`, which
    knows those rules and words the error.
-3. Manifests. The cache entry for (repo, commit, source hash) unless `force`; on a miss
+3. Manifests. The cache entry for (repo, commit, source hash) unless `force` (the repo
+   as `Repositories.cache_identity` names it for the app's project: a project-scoped
+   repository's listings and renders are never served to another project); on a miss
    the source is rendered at that commit, parsed by the engine's manifest loader
    (`app.engine.manifests`) and cached, with the files the walk skipped and why.
 
@@ -118,14 +120,15 @@ class AppManifests:
         return sum(1 for s in self.sources if not s.cached)
 
 
-Renderer = Callable[[Runtime, ApplicationSource, str, str], Awaitable[RenderedManifests]]
-"""Renders `source` at a resolved commit; `field` names the source in errors."""
+Renderer = Callable[[Runtime, ApplicationSource, str, str, str], Awaitable[RenderedManifests]]
+"""Renders `source` at a resolved commit; `field` names the source in errors; the last
+argument is the app's project (which repository credentials it may use)."""
 
 
 async def _render_directory(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
 ) -> RenderedManifests:
-    render = await rt.repos.render_directory(source, commit, field=field)
+    render = await rt.repos.render_directory(source, commit, field=field, project=project)
     try:
         manifests = load_manifests(render.files)
     except SpecError as e:
@@ -138,9 +141,9 @@ async def _render_directory(
 
 
 async def _render_kustomize(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
 ) -> RenderedManifests:
-    build = await build_kustomize(rt.repos, source, commit, field=field)
+    build = await build_kustomize(rt.repos, source, commit, field=field, project=project)
     if build.ignored:
         logger.info(
             "render.kustomize_overrides_ignored",
@@ -158,7 +161,7 @@ async def _render_kustomize(
 
 
 async def _render_reference(
-    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str
+    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _project: str
 ) -> RenderedManifests:
     """A reference-only source renders nothing; its empty entry keeps every source cached."""
     return RenderedManifests([], "", {"reference": True})
@@ -197,54 +200,65 @@ def _renderer(source: ApplicationSource, field: str) -> Renderer:
 
 
 async def _render_discovered(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
 ) -> RenderedManifests:
     """A source that declares no type, rendered as its files at `commit` say it is."""
-    discovered = await rt.repos.source_type_at(source, commit, field=field)
+    discovered = await rt.repos.source_type_at(source, commit, field=field, project=project)
     renderer = RENDERERS.get(discovered)
     if renderer is None:
         raise RenderError(
             f"{field}: {source.path or '/'!r} is a {discovered.value} source; {_UNSUPPORTED}"
         )
-    return await renderer(rt, source, commit, field)
+    return await renderer(rt, source, commit, field, project)
 
 
 async def _resolve(
-    rt: Runtime, refs: RefsCache, source: ApplicationSource, wanted: str, field: str, *, force: bool
+    rt: Runtime,
+    refs: RefsCache,
+    source: ApplicationSource,
+    wanted: str,
+    field: str,
+    *,
+    project: str,
+    force: bool,
 ) -> ResolvedRevision:
     revision = normalize_revision(wanted)
     if is_full_sha(revision):
         commit = revision.lower()
         return ResolvedRevision(revision, commit, "", f"commit {commit}")
     url = source.repo_url
+    identity = rt.repos.cache_identity(url, project=project, field=field)
     if not force:
-        cached = await refs.get(url)
+        cached = await refs.get(identity)
         if cached is not None:
             hit = match_revision(RefListing(cached.refs, cached.head), revision)
             if hit is not None:
                 return ResolvedRevision(revision, hit.commit, hit.ref, hit.reason)
-    listing = await rt.repos.list_refs(url, field=field)
-    await refs.put(url, listing.refs, listing.head)
+    listing = await rt.repos.list_refs(url, field=field, project=project)
+    await refs.put(identity, listing.refs, listing.head)
     match = match_revision(listing, revision)
     if match is not None:
         return ResolvedRevision(revision, match.commit, match.ref, match.reason)
-    return await rt.repos.resolve(url, revision, field=field)
+    return await rt.repos.resolve(url, revision, field=field, project=project)
 
 
 async def _source_manifests(
-    rt: Runtime, refs: RefsCache, plan: SourcePlan, *, force: bool, fresh_refs: bool
+    rt: Runtime, refs: RefsCache, plan: SourcePlan, project: str, *, force: bool, fresh_refs: bool
 ) -> SourceManifests:
     source, field = plan.source, plan.field
     renderer = _renderer(source, field) if plan.renders else _render_reference
-    resolved = await _resolve(rt, refs, source, plan.revision, field, force=force or fresh_refs)
+    resolved = await _resolve(
+        rt, refs, source, plan.revision, field, project=project, force=force or fresh_refs
+    )
     commit = resolved.commit
-    key = ManifestKey(source.repo_url, commit, source_hash(source))
+    identity = rt.repos.cache_identity(source.repo_url, project=project, field=field)
+    key = ManifestKey(identity, commit, source_hash(source))
     if not force:
         hit = await rt.manifests.get(key)
         if hit is not None:
             return SourceManifests(field, source, commit, resolved.reason, hit, True)
     started = time.perf_counter()
-    rendered = await renderer(rt, source, commit, field)
+    rendered = await renderer(rt, source, commit, field, project)
     RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
         time.perf_counter() - started
     )
@@ -278,7 +292,9 @@ async def manifests_for(
     for plan in plans:
         field = plan.field
         try:
-            part = await _source_manifests(rt, refs, plan, force=force, fresh_refs=fresh_refs)
+            part = await _source_manifests(
+                rt, refs, plan, app.spec.project, force=force, fresh_refs=fresh_refs
+            )
         except RepoError as e:
             text = str(e) if str(e).startswith(field) else f"{field}: {e}"
             raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None

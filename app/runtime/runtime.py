@@ -4,9 +4,11 @@
 the control-plane cluster, reads the system-wide settings (`system`: argocd-cm, followed
 while the Runtime is open; its tracking method is put in `settings`) and the destination
 clusters registered by Argo CD cluster Secrets (`clusters`, followed likewise by
-`app.runtime.cluster_secrets`), and builds the stores on top; closing it closes them in
-reverse order. `sluice up` opens one Runtime for every worker; `sluice worker <name>`
-opens one for a single worker. Workers receive the Runtime and never connect themselves.
+`app.runtime.cluster_secrets`), puts the repository Secrets, templates and trust ConfigMaps
+in force on `repos` (followed by `app.runtime.repo_secrets`), and builds the stores on top;
+closing it closes them in reverse order. `sluice up` opens one Runtime for every
+worker; `sluice worker <name>` opens one for a single worker. Workers receive the
+Runtime and never connect themselves.
 """
 
 import contextlib
@@ -24,6 +26,7 @@ from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.runtime.cluster_secrets import ClusterSecretsSource
 from app.runtime.clusters import ClusterRegistry
+from app.runtime.repo_secrets import RepositorySecretsSource
 from app.runtime.settings import Settings
 from app.runtime.system_settings import SystemSettingsSource
 from app.store import connection as store_connection
@@ -115,6 +118,9 @@ class Runtime:
                     allow_local=settings.allow_local_repos,
                 )
             )
+            repo_secrets = RepositorySecretsSource(repos, cluster, control.namespace)
+            await repo_secrets.start()
+            stack.push_async_callback(repo_secrets.stop)
             runtime = cls(
                 settings=settings,
                 bus=bus,

@@ -50,14 +50,24 @@ MIN_POLL_DEADLINE = 30.0
 """Seconds one poll may take at least; longer intervals allow a poll up to the interval."""
 
 
-async def _list_repos(rt: Runtime, urls: set[str]) -> dict[str, RefListing]:
-    """One ls-remote per repository, concurrently; each listing also goes to the refs cache."""
+def _identity(rt: Runtime, url: str, project: str) -> str:
+    """The refs cache name of `url` for `project` (see `Repositories.cache_identity`)."""
+    try:
+        return rt.repos.cache_identity(url, project=project, field="spec.source")
+    except RepoError:
+        return url
+
+
+async def _list_repos(rt: Runtime, wanted: set[tuple[str, str]]) -> dict[str, RefListing]:
+    """One ls-remote per (repository, credential scope), concurrently; each listing also
+    goes to the refs cache. `wanted` holds (URL, project) pairs; listings are by identity."""
     refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
     listings: dict[str, RefListing] = {}
+    by_identity = {_identity(rt, url, project): (url, project) for url, project in wanted}
 
-    async def list_one(url: str) -> None:
+    async def list_one(identity: str, url: str, project: str) -> None:
         try:
-            listing = await rt.repos.list_refs(url, field="spec.source")
+            listing = await rt.repos.list_refs(url, field="spec.source", project=project)
         except RepoError as e:
             logger.warning(
                 "poll.repo_failed",
@@ -66,12 +76,12 @@ async def _list_repos(rt: Runtime, urls: set[str]) -> dict[str, RefListing]:
                 consequence="its apps are not refreshed by this poll",
             )
             return
-        await refs.put(url, listing.refs, listing.head)
-        listings[url] = listing
+        await refs.put(identity, listing.refs, listing.head)
+        listings[identity] = listing
 
     async with asyncio.TaskGroup() as group:
-        for url in sorted(urls):
-            group.create_task(list_one(url))
+        for identity, (url, project) in sorted(by_identity.items()):
+            group.create_task(list_one(identity, url, project))
     return listings
 
 
@@ -79,7 +89,7 @@ async def _moved(rt: Runtime, app: Application, listings: Mapping[str, RefListin
     """Resolve `app`'s watched sources from the listings; the engine says if one moved."""
     resolved = []
     for index, source in enumerate(app.spec.all_sources):
-        listing = listings.get(source.repo_url)
+        listing = listings.get(_identity(rt, source.repo_url, app.spec.project))
         match = match_revision(listing, source.target_revision) if listing else None
         if match is not None and is_watched(source):
             revision = normalize_revision(source.target_revision)
@@ -98,8 +108,10 @@ async def poll_once(rt: Runtime) -> int:
     Returns how many apps were refreshed.
     """
     apps = [a for a in await rt.apps.all() if any(is_watched(s) for s in a.spec.all_sources)]
-    urls = {s.repo_url for a in apps for s in a.spec.all_sources if is_watched(s)}
-    listings = await _list_repos(rt, urls)
+    wanted = {
+        (s.repo_url, a.spec.project) for a in apps for s in a.spec.all_sources if is_watched(s)
+    }
+    listings = await _list_repos(rt, wanted)
     limit = asyncio.Semaphore(STATUS_READS)
 
     async def check(app: Application) -> None:
@@ -124,7 +136,11 @@ async def poll_once(rt: Runtime) -> int:
         for app in apps:
             group.create_task(check(app))
     logger.debug(
-        "poll.done", repos=len(urls), listed=len(listings), apps=len(apps), refreshed=len(refreshed)
+        "poll.done",
+        repos=len(wanted),
+        listed=len(listings),
+        apps=len(apps),
+        refreshed=len(refreshed),
     )
     return len(refreshed)
 
