@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "app.cli.localcluster",
     "app.cli.apps",
     "app.cli.events",
+    "app.cli.repos",
 )
 
 
