@@ -26,7 +26,7 @@ def configmap(name: str, value: str = "one") -> dict[str, object]:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": name, "namespace": "default"},
+        "metadata": {"name": name},
         "data": {"value": value},
     }
 
