@@ -19,9 +19,13 @@ Decisions and why:
   wanted commit at depth 1 through a staging repository (a failed or oversized fetch
   leaves the cache untouched), fsck on, pack size capped, deadline on every git process
   (gitprocess.py). Only https, http, ssh and (if enabled) local repositories are accepted.
-- Credentials (credentials.py) go only to the host, port and path prefix they were
-  configured for, through git's own per-URL config; never in argv, logs or errors, and
-  every message passes the redactor (redact.py).
+- Credentials come from Argo CD's repository Secrets and templates (credentials.py:
+  which URL and project gets which), and every git command reaches its server through
+  one `RepoAccess` (access.py: 0600 files removed after the command, git's per-URL
+  config, strict ssh host keys and per-host CA bundles from trust.py, GitHub App tokens
+  from githubapp.py); never in argv, the environment, logs or errors, and every message
+  passes the redactor (redact.py). `Repositories.remote(url, project=…)` hands the same
+  access to other renderers (Helm, OCI) for their HTTP calls.
 - Paths (paths.py): one resolver for every path from an Application; `/` is the
   repository root, symlinks are followed confined to the repository, escapes are errors
   naming the field. Every commit is scanned for absolute or escaping symlinks (symlinks.py)
