@@ -190,6 +190,10 @@ async def _write(
     name = secret_name(record.kind, record.url, record.project)
     manifest = secret_manifest(record, namespace, name)
     try:
+        parse_repository_secret(manifest)
+    except RepositorySecretError as e:
+        raise BadRequest(f"{e.field}: {e.problem}") from None
+    try:
         created = await call.rt.control_plane.create(manifest)
     except ClusterConflict:
         if not upsert:
