@@ -55,6 +55,8 @@ logger = log.get("api")
 
 VALIDATIONS = 8
 """ls-remotes a list runs at once."""
+VALIDATE_SECONDS = 20.0
+"""How long one connection check may take before it is reported as Failed."""
 _FILLED_ON_UPDATE = (
     "password",
     "bearer_token",
@@ -115,12 +117,16 @@ async def _state(
     call: Call[Any, Any], record: RepositorySecret, templates: list[RepositorySecret]
 ) -> ConnectionState:
     attempted = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    store = _store([record, *templates])
     try:
-        await call.rt.repos.validate(
-            record.url, _store([record, *templates]), project=record.project
-        )
+        async with asyncio.timeout(VALIDATE_SECONDS):
+            await call.rt.repos.validate(record.url, store, project=record.project)
     except RepoError as e:
         return ConnectionState("Failed", str(e), attempted)
+    except TimeoutError:
+        return ConnectionState(
+            "Failed", f"no answer from the server within {VALIDATE_SECONDS:g} s", attempted
+        )
     return ConnectionState("Successful", "", attempted)
 
 

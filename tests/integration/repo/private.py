@@ -32,7 +32,7 @@ def store(*secrets: dict[str, Any]) -> CredentialStore:
 
 
 def _process_texts() -> Iterable[str]:
-    for proc in psutil.process_iter():
+    for proc in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
             yield "\0".join(proc.cmdline())
             yield "\0".join(f"{k}={v}" for k, v in proc.environ().items())
@@ -40,8 +40,9 @@ def _process_texts() -> Iterable[str]:
 
 @contextlib.asynccontextmanager
 async def sampled_processes() -> AsyncIterator[list[str]]:
-    """Collect every process's command line and environment, every 20 ms, while the block
-    runs (a thread does the reading, so git keeps running meanwhile)."""
+    """Collect the command line and environment of every process this test started (git,
+    ssh, `sluice up` and all they run), every 20 ms while the block runs (a thread does the
+    reading, so git keeps running meanwhile)."""
     samples: list[str] = []
     stop = asyncio.Event()
 

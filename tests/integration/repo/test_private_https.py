@@ -7,6 +7,7 @@ error or in any process's argv or environment while git runs.
 from pathlib import Path
 
 import pytest
+from git import BaseIndexEntry
 
 from app.model.application import ApplicationSource
 from app.repo.errors import GitError
@@ -205,3 +206,34 @@ async def test_client_certificate(
             )
         )
         assert (await trusting.list_refs(url)).head == private_repo.head
+
+
+async def test_a_submodule_pointing_elsewhere_is_never_fetched(
+    trusting: Repositories,
+    https_git: GitHttpsServer,
+    private_repo: GitRepo,
+    private_root: Path,
+    test_ca: CertificateAuthority,
+) -> None:
+    elsewhere = GitHttpsServer(private_root, test_ca, passwords={HTTPS_USER: HTTPS_PASSWORD})
+    async with git_https_server(elsewhere):
+        gitmodules = f'[submodule "sub"]\n\tpath = sub\n\turl = {elsewhere.url("org/app.git")}\n'
+        private_repo.commit({".gitmodules": gitmodules}, "add a submodule file")
+        gitlink = BaseIndexEntry((0o160000, bytes.fromhex(private_repo.head), 0, "sub"))
+        private_repo.repo.index.add([gitlink])
+        private_repo.repo.index.commit("submodule")
+        private_repo.close()
+        url = https_git.url("org/app.git")
+        trusting.update_credentials(
+            store(
+                secret("creds", "repo-creds", url=https_git.base, username=HTTPS_USER,
+                       password=HTTPS_PASSWORD),
+                secret("creds-2", "repo-creds", url=elsewhere.base, username=HTTPS_USER,
+                       password=HTTPS_PASSWORD),
+            )
+        )  # fmt: skip
+        commit = (await trusting.resolve(url, "HEAD")).commit
+        async with trusting.checkout(url, commit) as work:
+            assert (work.root / ".gitmodules").is_file()
+            assert work.tree.kind("sub") is not None, "the commit holds the submodule"
+        assert elsewhere.seen == []
