@@ -5,8 +5,8 @@ the URL up in the credential store (credentials.py), fetches a GitHub App instal
 token when the Secret names an App (githubapp.py), and returns a `RepoAccess`. Everything
 that talks to a repository server goes through a `RepoAccess`:
 
-- git (ls-remote, fetch, every checkout): `async with access.git(home) as git` gives the
-  environment for one git process. Secrets go into files in a fresh 0700 directory,
+- git (ls-remote, fetch, every checkout): `async with access.git(home) as env` gives the
+  environment variables for one git process. Secrets go into files in a fresh 0700 directory,
   each 0600, removed when the block ends; nothing secret is in argv, in the environment,
   or in a URL:
   - username/password (and a GitHub App token): a credential helper scoped by git to the
@@ -48,15 +48,6 @@ from app.repo.credentials import DEFAULT_HTTPS_USERNAME, CredentialStore, Resolv
 from app.repo.githubapp import GitHubApps, api_base
 from app.repo.trust import RepoTrust
 from app.repo.urls import RepoURL, Transport
-
-
-@dataclass(frozen=True, slots=True)
-class GitEnv:
-    """What one git process needs to reach the repository: environment and config pairs."""
-
-    env: dict[str, str]
-    config: list[tuple[str, str]]
-    """Non-secret `-c`-style settings, passed through `GIT_CONFIG_*` variables."""
 
 
 def _quote(value: str) -> str:
@@ -118,10 +109,11 @@ class RepoAccess:
         return self.creds.proxy
 
     @contextlib.asynccontextmanager
-    async def git(self, home: Path) -> AsyncIterator[GitEnv]:
-        """The environment of one git process for this repository (files removed after)."""
+    async def git(self, home: Path) -> AsyncIterator[dict[str, str]]:
+        """The environment variables one git process needs for this repository (the files
+        they name are removed when the block ends)."""
         if self.repo.is_local:
-            yield GitEnv({}, [])
+            yield {}
             return
         directory = await asyncio.to_thread(tempfile.mkdtemp, prefix="auth-", dir=home)
         try:
@@ -129,7 +121,7 @@ class RepoAccess:
                 env = await asyncio.to_thread(self._ssh, directory)
             else:
                 env = await asyncio.to_thread(self._https, directory)
-            yield GitEnv(env, [])
+            yield env
         finally:
             await asyncio.shield(asyncio.to_thread(shutil.rmtree, directory, True))
 

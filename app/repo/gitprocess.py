@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 
 from app import log
-from app.repo.access import Access, GitEnv, RepoAccess
+from app.repo.access import Access, RepoAccess
 from app.repo.errors import GitError, GitTimeout, LimitExceeded
 from app.repo.process import run_process
 from app.repo.redact import redact
@@ -113,7 +113,7 @@ class GitRunner:
         self._home.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._access.trust.prepare()
 
-    def redact(self, text: str, remote: "RepoAccess | None" = None) -> str:
+    def redact(self, text: str, remote: RepoAccess | None = None) -> str:
         extra = remote.secrets() if remote is not None else []
         if remote is not None and remote.repo.password:
             extra.append(remote.repo.password)
@@ -141,10 +141,9 @@ class GitRunner:
         if deadline is None:
             deadline = self._settings.network_timeout if remote else self._settings.local_timeout
         async with self._git_env(remote) as auth, self._semaphore:
-            env = {**self._env, **auth.env, **(extra_env or {})}
-            config = [*_BASE_CONFIG, *auth.config]
-            env["GIT_CONFIG_COUNT"] = str(len(config))
-            for i, (key, value) in enumerate(config):
+            env = {**self._env, **auth, **(extra_env or {})}
+            env["GIT_CONFIG_COUNT"] = str(len(_BASE_CONFIG))
+            for i, (key, value) in enumerate(_BASE_CONFIG):
                 env[f"GIT_CONFIG_KEY_{i}"] = key
                 env[f"GIT_CONFIG_VALUE_{i}"] = value
             command = ["git", *(["--git-dir", str(git_dir)] if git_dir else []), *args]
@@ -186,9 +185,9 @@ class GitRunner:
         return finished.stdout
 
     @contextlib.asynccontextmanager
-    async def _git_env(self, remote: "RepoAccess | None") -> AsyncIterator[GitEnv]:
+    async def _git_env(self, remote: RepoAccess | None) -> AsyncIterator[dict[str, str]]:
         if remote is None:
-            yield GitEnv({}, [])
+            yield {}
             return
         async with remote.git(self._home) as env:
             yield env
