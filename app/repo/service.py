@@ -76,6 +76,8 @@ class Repositories:
         )
         """The credential path (credentials, trust, App tokens) every git command goes through."""
         self._runner = GitRunner(settings, self.access, self._root / "home")
+        self._trust_lock = asyncio.Lock()
+        """Trust updates run one at a time, in the order they were asked for."""
         self._prepared = False
         self._repos: dict[str, CachedRepo] = {}
         self._scratch = CachedRepo("scratch", self._root / "scratch.git", self._runner, settings)
@@ -103,7 +105,13 @@ class Repositories:
 
     async def update_trust(self, known_hosts: str, tls_certs: dict[str, str]) -> None:
         """Put new ssh host keys and per-server CA bundles in force for the next command."""
-        await asyncio.to_thread(self.access.trust.update, known_hosts, tls_certs)
+
+        def update() -> None:
+            self._prepare()
+            self.access.trust.update(known_hosts, tls_certs)
+
+        async with self._trust_lock:
+            await asyncio.to_thread(update)
 
     async def remote(
         self, repo_url: str, *, project: str = "", field: str = "source"

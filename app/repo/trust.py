@@ -42,12 +42,11 @@ class RepoTrust:
             _write_atomic(self._bundle_path(host), pem)
 
     def update(self, known_hosts: str, tls_certs: Mapping[str, str]) -> None:
-        """Put new host keys and CA bundles in force (blocking, call in a thread)."""
+        """Put new host keys and CA bundles in force (blocking, call in a thread; `home`
+        must exist)."""
         self._known_hosts_text = known_hosts
         gone = set(self._bundles) - set(tls_certs)
         self._bundles = {host.lower(): pem for host, pem in tls_certs.items()}
-        if not self._home.exists():
-            return
         self.prepare()
         for host in gone:
             self._bundle_path(host).unlink(missing_ok=True)
