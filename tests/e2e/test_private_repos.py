@@ -35,7 +35,7 @@ from tests.support.keys import HOST, CertificateAuthority
 from tests.support.sshd import SshServer
 from tests.support.waiting import eventually
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
 TEMPLATE_USER, TEMPLATE_PASSWORD = "tmpl-user", "tmpl-Pw-2b8e61"
 WRONG_PASSWORD = "wrong-Pw-7d0c33"
