@@ -5,6 +5,8 @@
 - `clusters`: `ClusterRegistry`, the destination clusters this process knows;
   `cluster_secrets` follows Argo CD's cluster Secrets into it.
 - `system_settings`: `SystemSettingsSource`, Argo CD's `argocd-cm` followed while running.
+- `repo_secrets`: `RepositorySecretsSource`, Argo CD's repository Secrets, repo-creds
+  templates and the known-hosts / TLS-certs ConfigMaps followed into `Runtime.repos`.
 - `operations`: `start_operation` and `request_termination`, whoever asks (auto-sync, the
   API, the watcher).
 - `stage`: `Stage`, a durable consumer whose handler runs once per app at a time.

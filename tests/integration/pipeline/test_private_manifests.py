@@ -9,13 +9,13 @@ credentials, naming the app and the repository.
 import pytest
 
 from app.model.application import Application
+from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.runtime import Runtime
 from tests.integration.repo.private import secret
 from tests.support.git_http import GitHttpsServer
 from tests.support.gitrepo import GitRepo
 from tests.support.keys import HOST, CertificateAuthority
 from tests.support.waiting import eventually
-from workers.manifests import ManifestsError, manifests_for
-from workers.runtime import Runtime
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "sluice"}}
 

@@ -5,10 +5,10 @@ ConfigMaps become the files git checks against."""
 
 from app.repo.credentials import CredentialError
 from app.repo.urls import parse_repo_url
+from app.runtime.runtime import Runtime
 from tests.integration.repo.private import secret
 from tests.support.keys import CertificateAuthority
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "sluice"}}
 URL = "https://git.example.com/org/app.git"

@@ -9,10 +9,10 @@ from urllib.parse import quote
 
 from app.repo.credentials import CredentialError
 from app.repo.errors import GitError
+from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import ADMIN, TEAM_A, Client, auth
 from tests.integration.repo.private import secret
 from tests.support.waiting import eventually
-from workers.runtime import Runtime
 
 URL = "https://git.example.com/org/private.git"
 PASSWORD = "pw-Api-s3cret-31f0"
