@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from git import BaseIndexEntry
 
-from app.model.application import ApplicationSource
+from app.model.app_spec import ApplicationSource
 from app.repo.errors import GitError
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
