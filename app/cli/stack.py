@@ -21,6 +21,7 @@ from app.bus.connection import NatsSettings
 from app.embedded import nats as embedded_nats
 from app.embedded import redis as embedded_redis
 from app.localcluster import ControllerSettings, LocalCluster, LocalClusterSettings
+from app.runtime.metrics_server import MetricsEndpoint, MetricsServer
 from app.runtime.runtime import Runtime
 from app.runtime.settings import ControlPlaneSettings, Settings, TimingSettings
 from app.runtime.worker import Worker
@@ -54,6 +55,8 @@ class StackOptions:
     """Which workers to run in this process."""
     api_port: int = 8080
     """Port of the REST API and webhooks (0: any free port, -1: no API)."""
+    metrics_port: int = -1
+    """Port of the unauthenticated metrics endpoint (0: any free port, -1: none)."""
     timing: TimingSettings = field(default_factory=TimingSettings)
 
 
@@ -68,6 +71,7 @@ class Stack:
         self.runtime: Runtime | None = None
         self.workers: list[Worker] = []
         self.api: ApiServer | None = None
+        self.metrics: MetricsServer | None = None
         self.token = ""
         self._stack = contextlib.AsyncExitStack()
 
@@ -109,7 +113,7 @@ class Stack:
         )
         settings = Settings(
             nats=NatsSettings(url=self.nats_url, name="sluice-up"),
-            redis=RedisSettings(url=self.redis_url),
+            redis=RedisSettings(url=self.redis_url, client_name="sluice-up"),
             control_plane=ControlPlaneSettings(
                 namespace=opts.namespace,
                 application_namespaces=opts.application_namespaces,
@@ -138,4 +142,8 @@ class Stack:
             self.api = ApiServer(self.runtime, api_settings)
             await self.api.start()
             self._stack.push_async_callback(self.api.stop)
+        if opts.metrics_port >= 0:
+            self.metrics = MetricsServer(MetricsEndpoint("127.0.0.1", opts.metrics_port))
+            await self.metrics.start()
+            self._stack.push_async_callback(self.metrics.stop)
         logger.info("up.started", workers=[w.name for w in self.workers])

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app import examples
 from app.cli.output import warn
+from app.cli.serve import metrics_endpoint
 from app.cli.stack import Stack, StackOptions
 from app.model.health import HealthStatusCode
 from app.model.identity import AppRef
@@ -47,6 +48,12 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         default=int(os.environ.get("SLUICE_API_PORT") or 8080),
         help="REST API and webhooks port (SLUICE_API_PORT, default 8080; 0: any free)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="unauthenticated Prometheus metrics port (SLUICE_METRICS_PORT; default none; 0: any)",
+    )
     parser.add_argument("--nats-url", default="", help="use this NATS (>= 2.12) instead")
     parser.add_argument("--redis-url", default="", help="use this Redis (or REDIS_URL) instead")
     parser.add_argument("--no-examples", action="store_true", help="do not add the example apps")
@@ -66,6 +73,14 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    metrics_port = args.metrics_port
+    if metrics_port is None:
+        try:
+            endpoint = metrics_endpoint()
+        except ValueError as e:
+            warn(f"error: {e}")
+            return 2
+        metrics_port = endpoint.port if endpoint is not None else -1
     options = StackOptions(
         state_dir=args.state_dir,
         namespace=args.namespace,
@@ -75,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         cluster_port=args.cluster_port,
         nats_port=args.nats_port,
         api_port=args.api_port,
+        metrics_port=metrics_port,
         nats_url=args.nats_url,
         redis_url=args.redis_url,
         controller_delay=args.controller_delay,
@@ -104,6 +120,8 @@ async def _up(options: StackOptions, args: argparse.Namespace) -> int:
         if stack.api is not None:
             _say(f"API            {stack.api.url}   (token in {stack.state_dir}/api-token)")
             _say(f"               sluice app list --server {stack.api.url}")
+        if stack.metrics is not None:
+            _say(f"metrics        {stack.metrics.url}")
         await _ensure_namespace(rt, options.namespace)
         if not args.no_examples:
             repo_url = examples.ensure_repository(stack.state_dir / "examples")

@@ -96,7 +96,7 @@ class Cluster:
         self._api = ApiClient(configuration)
         self._api.user_agent = self.settings.user_agent
         read_environment_once(self._api)
-        self._transport = Transport(self._api, self.settings, self.name)
+        self._transport = Transport(self._api, self.settings, self.name, self.config.server)
         self._discovery = Discovery(self._transport, self.settings, self.name)
         self._log.debug("cluster.opened", server=self.config.server)
         return self

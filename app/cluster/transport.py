@@ -4,6 +4,7 @@ Requests go through kubernetes-asyncio's ApiClient (its auth, TLS and connection
 with `_preload_content=False`, so no typed model is ever built: the body is read here,
 capped at `max_response_bytes`, and decoded to plain dicts. Every failure leaves as a
 `ClusterError` built in `errors.py`; nothing else in the package looks at HTTP statuses.
+Every request is counted in `argocd_app_k8s_request_total` (status 0: no answer).
 """
 
 import asyncio
@@ -27,6 +28,7 @@ from app.cluster.errors import (
     error_for_status,
 )
 from app.cluster.settings import ClusterSettings
+from app.metrics.argocd import count_k8s_request
 
 JSON = "application/json"
 MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -91,8 +93,11 @@ def _too_large(size: int, limit: int, target: Target) -> ClusterError:
 class Transport:
     """Raw requests to one API server through a kubernetes-asyncio ApiClient."""
 
-    def __init__(self, api_client: Any, settings: ClusterSettings, cluster: str) -> None:
+    def __init__(
+        self, api_client: Any, settings: ClusterSettings, cluster: str, server: str = ""
+    ) -> None:
         self._api = api_client
+        self._server = server
         self._settings = settings
         self._slots = asyncio.Semaphore(settings.max_in_flight)
         self._log = log.get("cluster", cluster=cluster)
@@ -108,16 +113,21 @@ class Transport:
         accept: str,
         client_timeout: aiohttp.ClientTimeout,
     ) -> aiohttp.ClientResponse:
-        resp: aiohttp.ClientResponse = await self._api.call_api(
-            path,
-            method,
-            query_params=list(query),
-            header_params={"Accept": accept, "Content-Type": content_type},
-            body=body,
-            auth_settings=["BearerToken"],
-            _preload_content=False,
-            _request_timeout=client_timeout,
-        )
+        try:
+            resp: aiohttp.ClientResponse = await self._api.call_api(
+                path,
+                method,
+                query_params=list(query),
+                header_params={"Accept": accept, "Content-Type": content_type},
+                body=body,
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _request_timeout=client_timeout,
+            )
+        except BaseException:
+            count_k8s_request(self._server, method, path, query, 0)
+            raise
+        count_k8s_request(self._server, method, path, query, resp.status)
         return resp
 
     async def call(

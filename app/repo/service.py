@@ -10,11 +10,13 @@ import asyncio
 import contextlib
 import hashlib
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from app import log
 from app.metrics import GIT_FETCH_DURATION
+from app.metrics.argocd import observe_git_request
 from app.model.app_spec import ApplicationSource
 from app.repo.access import Access, RepoAccess
 from app.repo.cached_repo import CachedRepo
@@ -189,14 +191,18 @@ class Repositories:
         async def ls_remote() -> RefListing:
             scratch = await self._ready(self._scratch)
             self.stats.ls_remote += 1
-            with GIT_FETCH_DURATION.labels("ls_remote").time():
-                out = await self._runner.run(
-                    ["ls-remote", "--", repo.remote, *patterns],
-                    git_dir=scratch.path,
-                    remote=remote,
-                    max_output=self.settings.max_refs_bytes,
-                    what=f"git ls-remote of {repo.display}",
-                )
+            started = time.monotonic()
+            try:
+                with GIT_FETCH_DURATION.labels("ls_remote").time():
+                    out = await self._runner.run(
+                        ["ls-remote", "--", repo.remote, *patterns],
+                        git_dir=scratch.path,
+                        remote=remote,
+                        max_output=self.settings.max_refs_bytes,
+                        what=f"git ls-remote of {repo.display}",
+                    )
+            finally:
+                observe_git_request(repo.display, "ls-remote", time.monotonic() - started)
             return parse_ls_remote(out.decode("utf-8", "replace"), repo=repo.display)
 
         return await self._refs.run((self._cache_of(repo, remote.scope).key, patterns), ls_remote)
@@ -263,9 +269,11 @@ class Repositories:
 
         async def fetch() -> str:
             await self._ready(cached)
+            started = time.monotonic()
             with GIT_FETCH_DURATION.labels("fetch").time():
                 found, fetched = await cached.fetch(remote, commit)
             if fetched:
+                observe_git_request(repo.display, "fetch", time.monotonic() - started)
                 self.stats.fetch += 1
                 logger.info("fetched", repo=repo.display, commit=found)
             cached.present.add(found)

@@ -69,6 +69,24 @@ class TimingSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricsSettings:
+    """Optional Argo CD series, as Argo CD's controller flags enable them
+    (`SLUICE_METRICS_APPLICATION_LABELS`, `SLUICE_METRICS_APPLICATION_CONDITIONS`: comma-
+    separated, like `--metrics-application-labels` and `--metrics-application-conditions`)."""
+
+    app_labels: tuple[str, ...] = ()
+    """Application labels exported as `label_<key>` on `argocd_app_labels`; none: no series."""
+    app_conditions: tuple[str, ...] = ()
+    """Condition types counted per app on `argocd_app_condition`; none: no series."""
+    min_interval: float = 5.0
+    """Seconds the app and cluster gauges of one scrape are reused (bounds scrape cost)."""
+
+
+def _csv(raw: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in raw.split(",") if p.strip())
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Everything a Sluice process needs to know to connect and reconcile."""
 
@@ -76,6 +94,7 @@ class Settings:
     redis: RedisSettings = field(default_factory=RedisSettings)
     control_plane: ControlPlaneSettings = field(default_factory=ControlPlaneSettings)
     timing: TimingSettings = field(default_factory=TimingSettings)
+    metrics: MetricsSettings = field(default_factory=MetricsSettings)
     state_dir: Path = Path(".sluice")
     """Directory for repository caches and embedded servers' data (`SLUICE_STATE_DIR`)."""
     allow_local_repos: bool = False
@@ -108,9 +127,7 @@ class Settings:
             raw = e.get(name, "").strip().lower()
             return default if not raw else raw in ("1", "true", "yes", "on")
 
-        namespaces = tuple(
-            p.strip() for p in e.get("SLUICE_APPLICATION_NAMESPACES", "").split(",") if p.strip()
-        )
+        namespaces = _csv(e.get("SLUICE_APPLICATION_NAMESPACES", ""))
         return cls(
             nats=replace(base.nats, url=e.get("NATS_URL", base.nats.url)),
             redis=replace(base.redis, url=e.get("REDIS_URL", base.redis.url)),
@@ -133,6 +150,10 @@ class Settings:
                 drift_refresh_window=num(
                     "SLUICE_DRIFT_REFRESH_SECONDS", base.timing.drift_refresh_window
                 ),
+            ),
+            metrics=MetricsSettings(
+                app_labels=_csv(e.get("SLUICE_METRICS_APPLICATION_LABELS", "")),
+                app_conditions=_csv(e.get("SLUICE_METRICS_APPLICATION_CONDITIONS", "")),
             ),
             state_dir=Path(e.get("SLUICE_STATE_DIR", str(base.state_dir))),
             allow_local_repos=flag("SLUICE_ALLOW_LOCAL_REPOS", False),

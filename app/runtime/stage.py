@@ -20,6 +20,7 @@ from app.bus.consumer import Consumer, ConsumerSettings, Delivery
 from app.bus.errors import Retry
 from app.bus.messages import Channel, M, decode, encode
 from app.metrics import RECONCILE_DURATION
+from app.metrics.argocd import for_app
 from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
 from app.store.coalescing import Coalescer, CoalesceSettings, Pending
@@ -66,7 +67,10 @@ class Stage(Generic[M]):
         app: AppRef = message.app
 
         async def run(pending: Pending) -> None:
-            with RECONCILE_DURATION.labels(self.channel.work.value).time():
+            with (
+                RECONCILE_DURATION.labels(self.channel.work.value).time(),
+                for_app(app.namespace, app.name),
+            ):
                 await self._handler(decode(self.channel, pending.payload), pending)
 
         try:

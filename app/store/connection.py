@@ -1,18 +1,63 @@
-"""Connecting to Redis: deadlines on every command and a first PING that proves it is there."""
+"""Connecting to Redis: deadlines on every command and a first PING that proves it is there.
+
+Every command and every pipeline is counted in `argocd_redis_request_total` (initiator:
+the process, `RedisSettings.client_name`; failed: whether it raised), as Argo CD's
+components count theirs.
+"""
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio
+import redis.asyncio.client
 import redis.exceptions
 
 from app import log
 from app.engine.redact import redact_text
+from app.metrics.argocd import count_redis_request
 from app.store.errors import StoreError
 
 logger = log.get("store")
 
 Redis = redis.asyncio.Redis
+
+
+class _CountedPipeline(redis.asyncio.client.Pipeline):
+    initiator = "sluice"
+
+    async def execute(self, raise_on_error: bool = True) -> list[Any]:
+        try:
+            result = await super().execute(raise_on_error)
+        except BaseException:
+            count_redis_request(self.initiator, failed=True)
+            raise
+        count_redis_request(self.initiator, failed=False)
+        return result
+
+
+class _CountedRedis(redis.asyncio.Redis):
+    """A client counting its requests; everything else is redis-py's."""
+
+    initiator = "sluice"
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            result = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        except BaseException:
+            count_redis_request(self.initiator, failed=True)
+            raise
+        count_redis_request(self.initiator, failed=False)
+        return result
+
+    def pipeline(
+        self, transaction: bool = True, shard_hint: str | None = None
+    ) -> redis.asyncio.client.Pipeline:
+        pipe = _CountedPipeline(
+            self.connection_pool, self.response_callbacks, transaction, shard_hint
+        )
+        pipe.initiator = self.initiator
+        return pipe
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +70,15 @@ class RedisSettings:
     """Seconds to connect, and the deadline of every command."""
     max_connections: int = 64
     """Connections this process keeps open at most."""
+    client_name: str = "sluice"
+    """The process, as the `initiator` label of `argocd_redis_request_total` names it."""
 
 
 async def connect(settings: RedisSettings) -> Redis:
     """A client whose first PING answered within `timeout`; StoreError otherwise."""
     where = redact_text(settings.url)
     try:
-        client = redis.asyncio.Redis.from_url(
+        client = _CountedRedis.from_url(
             settings.url,
             socket_timeout=settings.timeout,
             socket_connect_timeout=settings.timeout,
@@ -40,6 +87,8 @@ async def connect(settings: RedisSettings) -> Redis:
         )
     except ValueError as e:
         raise StoreError(f"invalid Redis URL {where}: {e}") from None
+    assert isinstance(client, _CountedRedis)
+    client.initiator = settings.client_name
     try:
         await asyncio.wait_for(client.ping(), settings.timeout)
     except (redis.exceptions.RedisError, OSError, TimeoutError) as e:

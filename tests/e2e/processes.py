@@ -57,15 +57,27 @@ class Processes:
         self.log_dir = log_dir
         self.replicas: list[Replica] = []
 
-    async def start(self, name: str, replica: int, *, timeout: float = 90.0) -> Replica:
-        """Start `sluice worker <name>` and wait until it runs."""
+    async def start(
+        self,
+        name: str,
+        replica: int,
+        *,
+        timeout: float = 90.0,
+        env: Mapping[str, str] | None = None,
+        command: tuple[str, ...] = (),
+    ) -> Replica:
+        """Start `sluice worker <name>` (or `sluice <command>`), with `env` added to the
+        environment, and wait until it runs."""
         log = self.log_dir / f"{name}-{replica}.log"
-        env = self._env | {"SLUICE_STATE_DIR": str(self.log_dir / f"state-{name}-{replica}")}
+        env = (
+            self._env
+            | {"SLUICE_STATE_DIR": str(self.log_dir / f"state-{name}-{replica}")}
+            | dict(env or {})
+        )
         with log.open("wb") as sink:
             process = await asyncio.create_subprocess_exec(
                 str(SLUICE),
-                "worker",
-                name,
+                *(command or ("worker", name)),
                 cwd=REPO,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,

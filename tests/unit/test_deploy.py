@@ -63,3 +63,27 @@ def test_secret_keys_read_by_deployments_are_defined() -> None:
                 ref = env.get("valueFrom", {}).get("secretKeyRef")
                 if ref and not ref.get("optional"):
                     assert ref["key"] in defined, (doc["metadata"]["name"], ref["key"])
+
+
+def test_every_component_has_a_metrics_service_on_its_metrics_port() -> None:
+    docs = documents()
+    exposing = {
+        d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"]
+        for d in docs
+        if d["kind"] == "Deployment"
+        and d["metadata"].get("labels", {}).get("app.kubernetes.io/name") == "sluice"
+        for c in containers(d)
+        if any(p.get("name") == "metrics" for p in c.get("ports", []))
+        and any(e["name"] == "SLUICE_METRICS_PORT" for e in c.get("env", []))
+    }
+    services = {
+        d["spec"]["selector"]["app.kubernetes.io/component"]: d
+        for d in docs
+        if d["kind"] == "Service"
+        and d["metadata"].get("labels", {}).get("app.kubernetes.io/part-of") == "sluice-metrics"
+    }
+    assert exposing == set(services) == {*registry.WORKERS, "api"}
+    for service in services.values():
+        assert service["spec"]["ports"] == [
+            {"name": "metrics", "port": 9090, "targetPort": "metrics"}
+        ]

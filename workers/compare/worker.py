@@ -71,6 +71,7 @@ from app.engine.levels import repo_error_verdict, resync_delay
 from app.engine.render_requests import RenderAsk, compared_revisions, not_cached, precedence
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
+from app.metrics.argocd import APP_RECONCILE
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.project import AppProject
@@ -242,9 +243,12 @@ class CompareWorker:
         run = _Run(
             ref, app, registered.invalid, message, start, now, log_.bind(seq=start.seq), start.marks
         )
+        started = time.monotonic()
         verdict = await self._verdict(run)
         if verdict is not None:
             await self._conclude(run, verdict)
+            server = rt.clusters.server_of(app.spec.destination)
+            APP_RECONCILE.labels(ref.namespace, server).observe(time.monotonic() - started)
 
     async def _verdict(self, run: _Run) -> _Verdict | None:
         """The comparison's result; None when there is nothing to compare now."""

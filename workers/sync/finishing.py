@@ -26,6 +26,7 @@ from app.cluster import ClusterError, NotFound, PatchType
 from app.engine.history import append_history, records_history
 from app.engine.levels import operation_finished_level
 from app.engine.sync import SyncState, operation_state
+from app.metrics.argocd import count_sync
 from app.model import codec
 from app.model.app_spec import DEFAULT_REVISION_HISTORY_LIMIT
 from app.model.application import API_VERSION, KIND, Application
@@ -99,6 +100,12 @@ async def finish(ctx: OperationContext, state: SyncState, app: Application | Non
         "automated": initiator.automated,
     }
     kind = EventType.OPERATION_SUCCEEDED if succeeded else EventType.OPERATION_FAILED
+    if app is not None:
+        server = rt.clusters.server_of(app.spec.destination)
+        dry_run = bool(sync and sync.dry_run)
+        count_sync(
+            ref.namespace, ref.name, app.spec.project, server, final.phase.value, dry_run=dry_run
+        )
     await events.emit(rt.bus, ref, kind, data, component=ctx.stage)
     level = operation_finished_level(initiator.automated)
     reason = f"operation {ctx.operation_id} finished: {final.phase.value}"

@@ -25,6 +25,7 @@ While this replica leads the cluster:
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 
 from app import log
@@ -40,7 +41,9 @@ from app.cluster import (
 from app.engine.refresh_triggers import object_change
 from app.engine.resource_tree import ResourceTree, resource_tree
 from app.engine.system_settings import SystemSettings
+from app.metrics.argocd import CLUSTER_EVENTS, ClusterRow
 from app.model.application import Application
+from app.model.cluster_secret import IN_CLUSTER_NAME, IN_CLUSTER_SERVER
 from app.model.identity import AppRef
 from app.model.resource import GroupKind, KubeObject, metadata
 from app.runtime.runtime import Runtime
@@ -84,6 +87,26 @@ class ClusterWatch:
         self._rediscover = asyncio.Event()
         self.synced = asyncio.Event()
         """Set once the first list of every watched type is in (the caches are warm)."""
+        control = cluster is rt.control_plane
+        self._server = IN_CLUSTER_SERVER if control else cluster.config.server
+        self._name = IN_CLUSTER_NAME if control else cluster.name
+        """As Argo CD names clusters: the control plane is `in-cluster`."""
+        self._synced_at: float | None = None
+        self._failing: set[tuple[GroupKind, str]] = set()
+        """(type, namespace) watches failing now (the cluster refused or did not answer)."""
+
+    def stats(self) -> ClusterRow:
+        """This cluster as the `argocd_cluster_*` gauges show it."""
+        age = -1.0 if self._synced_at is None else time.time() - self._synced_at
+        return ClusterRow(
+            server=self._server,
+            name=self._name,
+            k8s_version="",
+            objects=len(self._index),
+            api_resources=len(self._watches),
+            cache_age_seconds=age,
+            connected=self.synced.is_set() and not self._failing,
+        )
 
     # What the flusher and the control plane read.
 
@@ -207,6 +230,7 @@ class ClusterWatch:
             await asyncio.gather(task, return_exceptions=True)
         for entry in self._index.remove_kind(group_kind):
             self._changed(entry, None)
+        self._failing = {key for key in self._failing if key[0] != group_kind}
         for key in [key for key in self._unlisted if key[0] == group_kind]:
             self._listed(*key)
         self._log.info("watch.removed", kind=str(group_kind), reason=reason)
@@ -235,6 +259,7 @@ class ClusterWatch:
                                 self._forget_unseen(rt.group_kind, seen, namespace)
                                 seen = None
                             failures = 0
+                            self._failing.discard((rt.group_kind, namespace))
                             self._listed(rt.group_kind, namespace)
                             continue
                         if seen is not None:
@@ -244,6 +269,7 @@ class ClusterWatch:
                 return str(e)
             except ClusterError as e:
                 failures += 1
+                self._failing.add((rt.group_kind, namespace))
                 delay = min(MAX_RETRY_DELAY, self._settings.retry_delay * 2 ** (failures - 1))
                 self._log.warning(
                     "watch.failed",
@@ -266,6 +292,7 @@ class ClusterWatch:
         self._unlisted.discard((group_kind, namespace))
         if not self._unlisted and not self.synced.is_set():
             self.synced.set()
+            self._synced_at = time.time()
             self._rediscover.set()
             for ref in self._mine:
                 self._flusher.warm(ref)
@@ -274,6 +301,7 @@ class ClusterWatch:
                 self._on_tracked_change(ref)
 
     def _on_event(self, rt: ResourceType, event: WatchEvent) -> None:
+        CLUSTER_EVENTS.labels(self._server, rt.group, rt.kind).inc()
         if event.type is EventType.DELETED:
             entry = self._index.remove(event.object)
             if entry is not None:

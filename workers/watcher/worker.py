@@ -25,6 +25,7 @@ from typing import Any
 
 from app import log
 from app.cluster import Cluster
+from app.metrics.scrape import HOOKS
 from app.model.application import Application
 from app.runtime.clusters import ClusterChange
 from app.runtime.runtime import Runtime
@@ -34,6 +35,7 @@ from workers.watcher.control_plane import ControlPlane
 from workers.watcher.deletion import Deleter
 from workers.watcher.directory import AppDirectory
 from workers.watcher.leadership import lead
+from workers.watcher.metrics import InstallationMetrics
 from workers.watcher.settings import WatcherSettings
 
 logger = log.get("watcher", stage="watcher")
@@ -95,10 +97,16 @@ class Watcher:
         rt, settings = self._rt, self.settings
         self.directory = self._new_directory()
         deleter = Deleter(rt, self.watch_of, settings)
-        async with asyncio.TaskGroup() as group:
-            group.create_task(ControlPlane(rt, self.directory, deleter, settings).run())
-            group.create_task(self._cluster_term(rt.control_plane, deleter)())
-            group.create_task(self._follow_registered(deleter))
+        metrics = InstallationMetrics(rt, lambda: [w.stats() for w in self._watches.values()])
+        remove = HOOKS.add("watcher", metrics.refresh)
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(ControlPlane(rt, self.directory, deleter, settings).run())
+                group.create_task(self._cluster_term(rt.control_plane, deleter)())
+                group.create_task(self._follow_registered(deleter))
+        finally:
+            remove()
+            metrics.clear()
 
     async def _follow_registered(self, deleter: Deleter) -> None:
         """Watch every cluster registered by a Secret, each under its own lease, starting

@@ -8,6 +8,7 @@ from app.api.errors import Unavailable
 from app.api.metrics import Snapshot, exposition
 from app.api.routes import Call, Route
 from app.api.shapes import Health
+from app.metrics.scrape import HOOKS
 from app.runtime.runtime import Runtime
 
 OPENAPI = web.AppKey("openapi", dict)
@@ -49,6 +50,7 @@ async def readyz(call: Call[None, None]) -> Health:
 
 async def metrics(call: Call[None, None]) -> web.Response:
     await call.request.app[METRICS].refresh()
+    await HOOKS.run()
     data, content_type = exposition()
     response = web.Response(body=data)
     response.headers["Content-Type"] = content_type

@@ -6,16 +6,24 @@ come from fixed sets, never from request or user data, so nothing can grow the n
 series. In `sluice up` every worker shares the API's process, so `/metrics` shows them all;
 a worker running in its own process records into its own copy of this registry.
 
+Next to them, `app.metrics.argocd` exports the series Argo CD's components export, under
+Argo CD's names and labels, so an existing Argo CD dashboard reads Sluice unchanged;
+`app.metrics.scrape` holds the gauges computed when the registry is scraped. The
+registry also carries the process collector (`process_cpu_seconds_total`,
+`process_start_time_seconds`, ...) that dashboards read for every component.
+
     from app.metrics import RECONCILE_DURATION
     with RECONCILE_DURATION.labels("compare").time():
         ...
 """
 
-from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client import CollectorRegistry, Histogram, PlatformCollector, ProcessCollector
 
 REGISTRY = CollectorRegistry()
 """The registry `/metrics` serves (not prometheus_client's global one, so a process can hold
 several API servers, as tests do, without duplicate registrations)."""
+ProcessCollector(registry=REGISTRY)
+PlatformCollector(registry=REGISTRY)
 
 STAGES = ("refresh", "render", "compare", "sync", "hook", "watch", "poll")
 """The `stage` label values of RECONCILE_DURATION: one per kind of work."""
