@@ -9,6 +9,7 @@ from collections.abc import Callable
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker
 from workers.compare import worker as compare
+from workers.notifications import worker as notifications
 from workers.poller import worker as poller
 from workers.render import worker as render
 from workers.sync import hook_worker, sync_worker
@@ -21,6 +22,7 @@ BUILDERS: dict[str, Callable[[Runtime], Worker]] = {
     "sync": sync_worker.build,
     "hooks": hook_worker.build,
     "poller": poller.build,
+    "notifications": notifications.build,
 }
 """In start order: the watcher first (the live cache warms while the rest start)."""
 

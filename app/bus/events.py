@@ -142,7 +142,7 @@ class EventFeed:
         while True:
             msg = await self._sub.next_msg(timeout=None)
             try:
-                return _stored(msg.subject, msg.metadata.sequence.stream, msg.data)
+                return stored_event(msg.subject, msg.metadata.sequence.stream, msg.data)
             except (MessageError, ValueError) as e:
                 logger.warning(
                     "event.unreadable",
@@ -153,7 +153,8 @@ class EventFeed:
                 )
 
 
-def _stored(subject: str, seq: int, data: bytes) -> StoredEvent:
+def stored_event(subject: str, seq: int, data: bytes) -> StoredEvent:
+    """The event stored at `seq` on `subject`; MessageError or ValueError if unreadable."""
     parts = subject.split(".")
     if len(parts) != 4:
         raise ValueError(f"not an event subject: {subject!r}")

@@ -15,6 +15,7 @@ MessageError with the field at fault, which the consumer turns into a terminated
 
 import dataclasses
 import functools
+import hashlib
 import json
 import typing
 from dataclasses import dataclass
@@ -104,6 +105,24 @@ class HookRequest:
         return f"hook:{app_token(self.app)}:{self.operation}:{self.step}"
 
 
+@dataclass(frozen=True, slots=True)
+class NotifyRequest:
+    """Deliver one rendered notification (`notification`: its JSON) to one destination,
+    and record `record` for the Application object `uid` once delivered."""
+
+    app: AppRef
+    uid: str
+    record: str
+    trigger: str
+    service: str
+    recipient: str
+    notification: str
+
+    def dedup_id(self) -> str:
+        digest = hashlib.sha256(self.record.encode()).hexdigest()[:32]
+        return f"notify:{app_token(self.app)}:{self.uid}:{digest}"
+
+
 M = TypeVar("M", bound=Payload)
 
 
@@ -120,6 +139,7 @@ RENDER = Channel(Work.RENDER, RenderRequest)
 COMPARE = Channel(Work.COMPARE, ManifestsReady)
 SYNC = Channel(Work.SYNC, SyncStep)
 HOOK = Channel(Work.HOOK, HookRequest)
+NOTIFY = Channel(Work.NOTIFY, NotifyRequest)
 
 
 def encode(message: Payload) -> bytes:

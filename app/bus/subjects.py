@@ -6,10 +6,12 @@
       sluice.compare.<app>             render -> compare worker: manifests are cached
       sluice.sync.<app>                -> sync worker: advance the operation by one step
       sluice.hook.<app>                sync -> hook worker: run or follow the step's hooks
+      sluice.notify.<app>              notifications worker: deliver one notification
       sluice.schedule.<purpose>.<app>  one pending timer per (purpose, app); it fires into
                                        the subject its purpose targets (see schedules.py)
     stream SLUICE_EVENTS (limits retention)
-      sluice.events.<app>.<type>       CloudEvents 1.0 JSON
+      sluice.events.<app>.<type>       CloudEvents 1.0 JSON; consumer sluice-notifications
+                                       (the notifications worker's own, durable)
 
 `<app>` is ONE subject token naming an Application by namespace and name:
 `<namespace>~<name>` with every `.` of the name written `_`. Kubernetes names are
@@ -35,6 +37,7 @@ class Work(enum.Enum):
     COMPARE = "compare"
     SYNC = "sync"
     HOOK = "hook"
+    NOTIFY = "notify"
 
 
 class Purpose(enum.Enum):
@@ -63,6 +66,9 @@ class EventType(enum.Enum):
     OPERATION_FAILED = "operation-failed"
     HOOK_PHASE_CHANGED = "hook-phase-changed"
     AUTO_SYNC_SKIPPED = "auto-sync-skipped"
+    CREATED = "created"
+    DELETION_STARTED = "deletion-started"
+    DELETED = "deleted"
 
     @property
     def cloudevent_type(self) -> str:
@@ -108,6 +114,10 @@ def event(app: AppRef, event_type: EventType) -> str:
 def events_filter(app: AppRef | None = None) -> str:
     """Every event, or every event of one app."""
     return f"{PREFIX}.events.{app_token(app) if app else '*'}.*"
+
+
+NOTIFICATIONS_CONSUMER = "sluice-notifications"
+"""The notifications worker's durable consumer of SLUICE_EVENTS (every replica pulls)."""
 
 
 def consumer(kind: Work) -> str:

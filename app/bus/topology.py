@@ -108,6 +108,42 @@ def work_consumer(kind: Work, settings: TopologySettings) -> ConsumerConfig:
     )
 
 
+def notifications_consumer(settings: TopologySettings) -> ConsumerConfig:
+    """The notifications worker's consumer of SLUICE_EVENTS: only events stored after it
+    was first created (a new installation does not replay a week of history)."""
+    return ConsumerConfig(
+        durable_name=subjects.NOTIFICATIONS_CONSUMER,
+        description="Sluice notifications workers (every replica pulls from it)",
+        filter_subject=subjects.events_filter(),
+        deliver_policy=DeliverPolicy.NEW,
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=settings.ack_wait,
+        max_deliver=-1,
+        max_ack_pending=settings.max_ack_pending,
+    )
+
+
+async def ensure_notifications_consumer(bus: Bus, settings: TopologySettings | None = None) -> None:
+    """Create the notifications consumer if missing (its position is kept across restarts)."""
+    config = notifications_consumer(settings or TopologySettings())
+    where = redact_text(bus.settings.url)
+    try:
+        await bus.js.consumer_info(subjects.EVENTS_STREAM, subjects.NOTIFICATIONS_CONSUMER)
+        return
+    except nats.js.errors.NotFoundError:
+        pass
+    except (nats.errors.Error, TimeoutError) as e:
+        raise BusError(f"JetStream at {where} did not answer: {type(e).__name__}: {e}") from None
+    try:
+        await bus.js.add_consumer(subjects.EVENTS_STREAM, config)
+    except nats.js.errors.APIError as e:
+        raise BusError(
+            f"NATS at {where} refused consumer {subjects.NOTIFICATIONS_CONSUMER} on "
+            f"{subjects.EVENTS_STREAM}: {e.description}"
+        ) from None
+    logger.info("consumer.created", consumer=subjects.NOTIFICATIONS_CONSUMER, url=where)
+
+
 _STREAM_FIELDS = (
     "subjects",
     "retention",

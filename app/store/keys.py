@@ -20,6 +20,10 @@
     sluice:lease:{stage:ns/app}        str   holder token of the (stage, app) handler (PX)
     sluice:pending:{stage:ns/app}      hash  level, count, payload: work not yet taken
     sluice:inflight:{stage:ns/app}     hash  level, count, payload: work the holder took
+    sluice:notified:{ns/app}:<uid>     zset  notifications sent for one Application object:
+                                             record key -> time sent (Argo CD keeps the same
+                                             on the object; a re-created app starts afresh)
+    sluice:notify-lock:{ns/app}:<key>  str   holder token while one notification is sent (PX)
 
 The part in braces is a Redis Cluster hash tag: keys a script or transaction touches
 together share it, so they live in one slot. `ns/app` is the Application's namespace and
@@ -127,3 +131,18 @@ def pending(stage: str, app: AppRef) -> str:
 
 def inflight(stage: str, app: AppRef) -> str:
     return f"{PREFIX}inflight:{{{_stage(stage)}:{_app(app)}}}"
+
+
+def _uid(uid: str) -> str:
+    if len(uid) > 64 or any(c in uid for c in "{}\n :"):
+        raise ValueError(f"invalid object uid {uid!r}")
+    return uid or "-"
+
+
+def notified(app: AppRef, uid: str) -> str:
+    return f"{PREFIX}notified:{{{_app(app)}}}:{_uid(uid)}"
+
+
+def notify_lock(app: AppRef, record: str) -> str:
+    """`record` is a notification's record key; the key holds its digest only."""
+    return f"{PREFIX}notify-lock:{{{_app(app)}}}:{repo_digest(record)}"

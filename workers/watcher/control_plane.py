@@ -26,14 +26,17 @@ watcher ran) are unregistered too. A project whose spec changed refreshes its ap
 
 import asyncio
 import functools
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app import log
-from app.bus import schedules
+from app.bus import events, schedules
+from app.bus.errors import BusError, MessageError
 from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
+from app.bus.subjects import EventType as AppEvent
 from app.cluster import ClusterError, EventType, Synced, WatchEvent
 from app.engine.app_conditions import INVALID_SPEC
 from app.engine.deletion_hooks import deletion_stage
@@ -46,7 +49,7 @@ from app.engine.refresh_triggers import (
     reconciled_namespace,
     registry_refresh,
 )
-from app.model import application, project
+from app.model import application, codec, project
 from app.model.annotations import REFRESH as REFRESH_ANNOTATION
 from app.model.application import Application
 from app.model.errors import SpecError
@@ -76,6 +79,8 @@ TIMERS: tuple[schedules.Timer[Any], ...] = (
 MAX_ATTEMPTS = 5
 """Times one event is handled before it is given up (logged as an error)."""
 VOLATILE_METADATA = ("resourceVersion", "managedFields", "generation")
+MAX_EVENT_APPLICATION_BYTES = 48 * 1024
+"""A `deleted` event carries the Application (for on-deleted notifications) up to this size."""
 
 
 def _stable(obj: KubeObject) -> dict[str, Any]:
@@ -107,6 +112,8 @@ class ControlPlane:
         self._ignored: set[AppRef] = set()
         self._listed: set[AppRef] = set()
         self._projects: dict[str, dict[str, Any]] = {}
+        self._deleting: set[AppRef] = set()
+        """Apps whose deletionTimestamp was seen (its event is emitted once)."""
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
@@ -243,6 +250,12 @@ class ControlPlane:
                 control, obj, annotations[REFRESH_ANNOTATION]
             )
             logger.info("refresh_annotation.removed", app=str(ref), removed=removed)
+        if change.created:
+            await self._emit(ref, AppEvent.CREATED, {"project": app.spec.project})
+        if app.metadata.deletion_timestamp and ref not in self._deleting:
+            self._deleting.add(ref)
+            deleting = {"deletionTimestamp": app.metadata.deletion_timestamp}
+            await self._emit(ref, AppEvent.DELETION_STARTED, deleting)
         if app.metadata.deletion_timestamp and deletion_stage(app.metadata.finalizers) is not None:
             self._deleter.track(ref, app, obj)
         else:
@@ -276,8 +289,14 @@ class ControlPlane:
         self._listed.discard(ref)
         self._seen.pop(ref, None)
         self._deleter.untrack(ref)
+        last = await self._rt.apps.get(ref)
         registered = await self._rt.apps.delete(ref)
         self._directory.remove(ref)
+        self._deleting.discard(ref)
+        if registered and last is not None:
+            doc = codec.encode(last)
+            fits = len(json.dumps(doc)) <= MAX_EVENT_APPLICATION_BYTES
+            await self._emit(ref, AppEvent.DELETED, {"application": doc} if fits else {})
         cancelled = await asyncio.gather(
             *(schedules.cancel(self._rt.bus, timer, ref) for timer in TIMERS)
         )
@@ -287,6 +306,13 @@ class ControlPlane:
             was_registered=registered,
             timers_cancelled=sum(cancelled),
         )
+
+    async def _emit(self, ref: AppRef, kind: AppEvent, data: dict[str, Any]) -> None:
+        """Emit an Application lifecycle event; a failure is logged, never blocks the watch."""
+        try:
+            await events.emit(self._rt.bus, ref, kind, data, component="watcher")
+        except (BusError, MessageError) as e:
+            logger.warning("event.not_emitted", app=str(ref), type=kind.value, error=str(e))
 
     async def _unregister_missing(self) -> None:
         """After a (re)list: forget registered apps the cluster no longer has."""
