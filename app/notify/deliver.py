@@ -84,11 +84,6 @@ def slack_payload(service: SlackService, n: Notification, channel: str) -> dict[
     icon = n.slack.get("icon") or service.icon
     if icon:
         payload["icon_emoji" if _EMOJI.match(icon) else "icon_url"] = icon
-    if n.slack.get("groupingKey"):
-        payload["metadata"] = {
-            "event_type": "sluice_notification",
-            "event_payload": {"groupingKey": n.slack["groupingKey"]},
-        }
     return payload
 
 
@@ -140,11 +135,14 @@ async def _email(service: EmailService, n: Notification, recipient: str, deadlin
     recipients = [r.strip() for r in recipient.split(",") if r.strip()]
     if not recipients:
         raise DeliveryError(f"{what}: the subscription names no address", retriable=False)
+    if any(c in recipient for c in "\r\n<>"):
+        raise DeliveryError(f"{what}: the recipient is not an address", retriable=False)
     message = EmailMessage()
     message["From"] = service.sender
     message["To"] = ", ".join(recipients)
     first_line = n.message.strip().splitlines()[0][:120] if n.message.strip() else ""
-    message["Subject"] = n.subject or first_line or "Sluice notification"
+    subject = n.subject or first_line or "Sluice notification"
+    message["Subject"] = " ".join(subject.split())
     message.set_content(n.message, subtype="html" if service.html else "plain")
     context = ssl.create_default_context()
     if service.insecure_skip_verify:
