@@ -10,8 +10,8 @@ from typing import Any
 import aiohttp
 import aiosmtplib
 
-from app.engine.notifications.config import EmailService, Service, SlackService, WebhookService
 from app.engine.notifications.decide import Notification
+from app.engine.notifications.services import EmailService, Service, SlackService, WebhookService
 from app.notify.errors import DeliveryError
 from app.notify.http import HttpSettings, request, where
 

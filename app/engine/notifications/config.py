@@ -29,28 +29,17 @@ objects (never in their `repr`) and are never put in a problem, a notice or a lo
 
 import base64
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
-
-import yaml
 
 from app.engine.notifications import catalog
+from app.engine.notifications.config_errors import NotificationsConfigError, read_yaml
 from app.engine.notifications.expr import Expression, compile_expression
 from app.engine.notifications.functions import EvalError
 from app.engine.notifications.gotemplate import Template, parse_template
+from app.engine.notifications.services import Service, parse_service
 from app.model.label_selector import LabelSelector, SelectorError, parse_label_selector
-
-MAX_VALUE_BYTES = 256 * 1024
-"""A ConfigMap value longer than this is refused (the ConfigMap itself is capped at 1 MiB)."""
-
-_SECRET_REF = re.compile(r"\$[\w-]+")
-
-
-class NotificationsConfigError(ValueError):
-    """A ConfigMap key that cannot be used; the message names the key and the problem."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,46 +75,6 @@ class NotificationTemplate:
 
 
 @dataclass(frozen=True, slots=True)
-class WebhookService:
-    name: str
-    url: str = field(repr=False)
-    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    basic_auth: tuple[str, str] | None = field(default=None, repr=False)
-    insecure_skip_verify: bool = False
-    type: str = "webhook"
-
-
-@dataclass(frozen=True, slots=True)
-class SlackService:
-    """Slack through an incoming webhook (`webhookUrl`) or the Web API (`token`)."""
-
-    name: str
-    webhook_url: str = field(default="", repr=False)
-    token: str = field(default="", repr=False)
-    api_url: str = "https://slack.com/api/"
-    username: str = ""
-    icon: str = ""
-    insecure_skip_verify: bool = False
-    type: str = "slack"
-
-
-@dataclass(frozen=True, slots=True)
-class EmailService:
-    name: str
-    host: str
-    port: int
-    sender: str
-    username: str = field(default="", repr=False)
-    password: str = field(default="", repr=False)
-    html: bool = False
-    insecure_skip_verify: bool = False
-    type: str = "email"
-
-
-Service = WebhookService | SlackService | EmailService
-
-
-@dataclass(frozen=True, slots=True)
 class GlobalSubscription:
     recipients: tuple[str, ...]
     triggers: tuple[str, ...]
@@ -148,17 +97,6 @@ class NotificationsConfig:
     refused: frozenset[str] = frozenset()
     """`trigger.<name>`, `template.<name>`, `service.<name>` of every refused key, so a
     send that needs one can say why it failed."""
-
-
-def _yaml(key: str, text: str) -> Any:
-    if len(text.encode()) > MAX_VALUE_BYTES:
-        raise NotificationsConfigError(f"{key}: longer than {MAX_VALUE_BYTES} bytes")
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise NotificationsConfigError(f"{key}: not valid YAML{where}") from None
 
 
 def _strings(key: str, value: Any) -> tuple[str, ...]:
@@ -185,7 +123,7 @@ def _expression(key: str, source: Any, what: str) -> Expression:
 
 
 def parse_trigger(key: str, text: str) -> tuple[Condition, ...]:
-    doc = _yaml(key, text)
+    doc = read_yaml(key, text)
     items = [doc] if isinstance(doc, dict) else doc
     if not isinstance(items, list) or not items:
         raise NotificationsConfigError(f"{key}: expected a list of conditions")
@@ -232,7 +170,7 @@ def parse_template_spec(
     key: str, name: str, text: str
 ) -> tuple[NotificationTemplate, tuple[str, ...]]:
     """The template and the sections it holds for services Sluice does not ship."""
-    doc = _yaml(key, text)
+    doc = read_yaml(key, text)
     if not isinstance(doc, dict):
         raise NotificationsConfigError(f"{key}: expected a mapping")
     notices = tuple(sorted(k for k in doc if k not in ("message", "email", "slack", "webhook")))
@@ -276,132 +214,8 @@ def parse_template_spec(
     )
 
 
-def _resolve_secrets(key: str, value: Any, secret: Mapping[str, str]) -> Any:
-    """Every `$name` in every string replaced by the Secret's `name`; a missing one refused."""
-    if isinstance(value, str):
-
-        def one(m: re.Match[str]) -> str:
-            name = m.group(0)[1:]
-            if name not in secret:
-                raise NotificationsConfigError(
-                    f"{key}: references ${name}, which argocd-notifications-secret does not "
-                    "hold; add the key to the Secret"
-                )
-            return secret[name]
-
-        return _SECRET_REF.sub(one, value)
-    if isinstance(value, list):
-        return [_resolve_secrets(key, v, secret) for v in value]
-    if isinstance(value, dict):
-        return {k: _resolve_secrets(key, v, secret) for k, v in value.items()}
-    return value
-
-
-def _http_url(key: str, field_name: str, url: Any) -> str:
-    if not isinstance(url, str) or not url:
-        raise NotificationsConfigError(f"{key}: {field_name} is required")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise NotificationsConfigError(f"{key}: {field_name} must be an http(s) URL with a host")
-    return url
-
-
-def _only(key: str, doc: dict[str, Any], allowed: set[str]) -> None:
-    unknown = set(doc) - allowed
-    if unknown:
-        raise NotificationsConfigError(
-            f"{key}: unknown options {sorted(unknown)} (known: {', '.join(sorted(allowed))})"
-        )
-
-
-def _flag(key: str, doc: dict[str, Any], name: str) -> bool:
-    value = doc.get(name, False)
-    if not isinstance(value, bool):
-        raise NotificationsConfigError(f"{key}: {name} must be true or false")
-    return value
-
-
-def parse_service(key: str, text: str, secret: Mapping[str, str]) -> Service:
-    parts = key.split(".")
-    if len(parts) not in (2, 3) or not all(parts):
-        raise NotificationsConfigError(f"{key}: expected service.<type> or service.<type>.<name>")
-    kind, name = parts[1], parts[-1]
-    raw = _yaml(key, text)
-    if not isinstance(raw, dict):
-        raise NotificationsConfigError(f"{key}: expected a mapping of options")
-    doc = _resolve_secrets(key, raw, secret)
-    if kind == "webhook":
-        _only(key, doc, {"url", "headers", "basicAuth", "insecureSkipVerify"})
-        headers = doc.get("headers") or []
-        if not isinstance(headers, list) or not all(
-            isinstance(h, dict) and isinstance(h.get("name"), str) for h in headers
-        ):
-            raise NotificationsConfigError(f"{key}: headers must be a list of {{name, value}}")
-        auth = doc.get("basicAuth")
-        if auth is not None and not (
-            isinstance(auth, dict) and isinstance(auth.get("username"), str)
-        ):
-            raise NotificationsConfigError(f"{key}: basicAuth needs username and password")
-        return WebhookService(
-            name=name,
-            url=_http_url(key, "url", doc.get("url")),
-            headers=tuple((h["name"], str(h.get("value", ""))) for h in headers),
-            basic_auth=(auth["username"], str(auth.get("password", ""))) if auth else None,
-            insecure_skip_verify=_flag(key, doc, "insecureSkipVerify"),
-        )
-    if kind == "slack":
-        _only(
-            key,
-            doc,
-            {"webhookUrl", "token", "apiURL", "username", "icon", "insecureSkipVerify"},
-        )
-        webhook_url, token = doc.get("webhookUrl") or "", doc.get("token") or ""
-        if bool(webhook_url) == bool(token):
-            raise NotificationsConfigError(
-                f"{key}: set exactly one of webhookUrl (an incoming webhook) or token"
-            )
-        return SlackService(
-            name=name,
-            webhook_url=_http_url(key, "webhookUrl", webhook_url) if webhook_url else "",
-            token=str(token),
-            api_url=_http_url(key, "apiURL", doc.get("apiURL") or "https://slack.com/api/"),
-            username=str(doc.get("username") or ""),
-            icon=str(doc.get("icon") or ""),
-            insecure_skip_verify=_flag(key, doc, "insecureSkipVerify"),
-        )
-    if kind == "email":
-        _only(
-            key,
-            doc,
-            {"host", "port", "username", "password", "from", "html", "insecure_skip_verify"},
-        )
-        host, port = doc.get("host"), doc.get("port", 587)
-        if not isinstance(host, str) or not host:
-            raise NotificationsConfigError(f"{key}: host is required")
-        if isinstance(port, str) and port.isdigit():
-            port = int(port)
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
-            raise NotificationsConfigError(f"{key}: port must be a port number")
-        sender = doc.get("from") or doc.get("username")
-        if not isinstance(sender, str) or not sender:
-            raise NotificationsConfigError(f"{key}: from (the sender address) is required")
-        return EmailService(
-            name=name,
-            host=host,
-            port=port,
-            sender=sender,
-            username=str(doc.get("username") or ""),
-            password=str(doc.get("password") or ""),
-            html=_flag(key, doc, "html"),
-            insecure_skip_verify=_flag(key, doc, "insecure_skip_verify"),
-        )
-    raise NotificationsConfigError(
-        f"{key}: service type {kind!r} is not supported (webhook, slack, email)"
-    )
-
-
 def _subscriptions(text: str) -> tuple[GlobalSubscription, ...]:
-    doc = _yaml("subscriptions", text) or []
+    doc = read_yaml("subscriptions", text) or []
     if not isinstance(doc, list):
         raise NotificationsConfigError("subscriptions: expected a list")
     out: list[GlobalSubscription] = []
@@ -425,7 +239,7 @@ def _subscriptions(text: str) -> tuple[GlobalSubscription, ...]:
 
 
 def _context(text: str) -> dict[str, str]:
-    doc = _yaml("context", text) or {}
+    doc = read_yaml("context", text) or {}
     if not isinstance(doc, dict):
         raise NotificationsConfigError("context: expected a mapping of strings")
     return {str(k): "" if v is None else str(v) for k, v in doc.items()}
@@ -474,10 +288,10 @@ class _Builder:
         elif key == "subscriptions":
             self.subscriptions = _subscriptions(text)
         elif key == "defaultTriggers":
-            self.defaults = _strings(key, _yaml(key, text))
+            self.defaults = _strings(key, read_yaml(key, text))
         elif key.startswith("defaultTriggers."):
             service = key.removeprefix("defaultTriggers.")
-            self.service_defaults[service] = _strings(key, _yaml(key, text))
+            self.service_defaults[service] = _strings(key, read_yaml(key, text))
         elif key == "context":
             self.context = _context(text)
         else:

@@ -25,10 +25,11 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.notifications.config import NotificationsConfig, Service
+from app.engine.notifications.config import NotificationsConfig
 from app.engine.notifications.functions import HELPERS, EvalError
-from app.engine.notifications.gotemplate import show
+from app.engine.notifications.services import Service
 from app.engine.notifications.subscriptions import Destination, Destinations
+from app.engine.notifications.template_functions import show
 from app.model.timestamps import parse_time
 
 MAX_NOTIFICATION_CHARS = 48 * 1024

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from app.engine.notifications.config import SlackService, WebhookService
 from app.engine.notifications.decide import Notification
+from app.engine.notifications.services import SlackService, WebhookService
 from app.notify import DeliveryError, DeliverySettings, deliver
 
 TOKEN = "xoxb-very-secret-token"

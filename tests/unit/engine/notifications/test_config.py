@@ -2,12 +2,8 @@
 
 import pytest
 
-from app.engine.notifications.config import (
-    EmailService,
-    SlackService,
-    WebhookService,
-    parse_notifications,
-)
+from app.engine.notifications.config import parse_notifications
+from app.engine.notifications.services import EmailService, SlackService, WebhookService
 
 SECRET = {"token": "s3cr3t-token", "slack-url": "https://hooks.slack.com/services/T/B/X"}
 

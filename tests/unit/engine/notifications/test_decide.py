@@ -2,8 +2,9 @@
 
 from typing import Any
 
-from app.engine.notifications.config import WebhookService, parse_notifications
+from app.engine.notifications.config import parse_notifications
 from app.engine.notifications.decide import decide, render
+from app.engine.notifications.services import WebhookService
 from app.engine.notifications.subscriptions import Destination, destinations
 
 CONFIG = parse_notifications(

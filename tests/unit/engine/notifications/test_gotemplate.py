@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 
 from app.engine.notifications.functions import HELPERS, EvalError
-from app.engine.notifications.gotemplate import MAX_OUTPUT, parse_template
+from app.engine.notifications.gotemplate import parse_template
+from app.engine.notifications.template_functions import MAX_OUTPUT
 
 DATA: dict[str, Any] = {
     "app": {
