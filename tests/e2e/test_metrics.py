@@ -26,7 +26,7 @@ from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 from workers import registry
 
-pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(360)]
 
 IN_CLUSTER = "https://kubernetes.default.svc"
 
@@ -157,7 +157,7 @@ async def test_every_process_serves_the_series_an_argo_cd_dashboard_queries(
         found = having(samples.get("argocd_app_info", []), name="guestbook", sync_status="Synced")
         return samples if found and found[0].labels["health_status"] == "Healthy" else None
 
-    watcher = await eventually(app_info_shows_it, timeout=30, what="argocd_app_info on the watcher")
+    watcher = await eventually(app_info_shows_it, timeout=60, what="argocd_app_info on the watcher")
     scraped = {name: await scrape(port) for name, port in ports.items()}
     scraped["watcher"] = watcher
 

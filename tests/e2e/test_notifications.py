@@ -29,7 +29,7 @@ from tests.e2e.pipeline import Pipeline
 from tests.support.gitrepo import GitRepo
 from tests.support.waiting import eventually
 
-pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(360)]
 
 SUBSCRIBE = "notifications.argoproj.io/subscribe."
 TOKEN = "hook-token-5d41402abc4b2a76"
@@ -185,14 +185,14 @@ async def test_a_sync_notifies_each_subscriber_once_per_revision(
             },
         )
     )
-    await pipeline.wait_synced("guestbook", first, timeout=60)
+    await pipeline.wait_synced("guestbook", first, timeout=120)
 
     async def all_arrived() -> bool:
         slack = got.to(f"/slack/{SLACK_KEY}")
         channels = {json.loads(r["body"])["channel"] for r in slack}
         return bool(got.to("/hooks/guestbook") and got.mails and channels == {"deploys", "audit"})
 
-    await eventually(all_arrived, timeout=30, what="webhook, email and both Slack messages")
+    await eventually(all_arrived, timeout=60, what="webhook, email and both Slack messages")
 
     (hook,) = got.to("/hooks/guestbook")
     assert hook["method"] == "POST"
@@ -219,7 +219,7 @@ async def test_a_sync_notifies_each_subscriber_once_per_revision(
 
     for kind in (EventType.SYNCED, EventType.HEALTH_CHANGED, EventType.OPERATION_SUCCEEDED):
         await emit(pipeline.rt.bus, AppRef(CONTROL, "guestbook"), kind, {}, component="test")
-    await eventually(lambda: settled(pipeline), timeout=30, what="the events handled")
+    await eventually(lambda: settled(pipeline), timeout=60, what="the events handled")
     assert len(got.to("/hooks/guestbook")) == 1
     assert len(got.mails) == 1
     assert len(got.to(f"/slack/{SLACK_KEY}")) == 2
@@ -227,14 +227,14 @@ async def test_a_sync_notifies_each_subscriber_once_per_revision(
     second = git_repo.commit(
         {"guestbook/app.yaml": as_yaml(deployment("guestbook", image="nginx:1.28"))}
     )
-    await pipeline.wait_synced("guestbook", second, timeout=60)
+    await pipeline.wait_synced("guestbook", second, timeout=120)
 
     async def second_arrived() -> bool:
         return len(got.to("/hooks/guestbook")) == 2 and len(got.mails) == 2
 
-    await eventually(second_arrived, timeout=30, what="the second revision's notifications")
+    await eventually(second_arrived, timeout=60, what="the second revision's notifications")
     assert json.loads(got.to("/hooks/guestbook")[1]["body"])["revision"] == second
-    await eventually(lambda: settled(pipeline), timeout=30, what="the events handled")
+    await eventually(lambda: settled(pipeline), timeout=60, what="the events handled")
     assert len(got.to("/hooks/guestbook")) == 2
     assert not any(r["status"] != 200 for r in got.requests)
 
@@ -272,7 +272,7 @@ async def test_a_degraded_app_is_announced_and_a_failing_receiver_retried(
         "broken",
         lambda s: (s.get("health") or {}).get("status") == "Degraded",
         what="Degraded",
-        timeout=60,
+        timeout=120,
     )
 
     async def delivered() -> list[dict[str, Any]]:
@@ -289,6 +289,6 @@ async def test_a_degraded_app_is_announced_and_a_failing_receiver_retried(
     assert got.order.index("mail oncall@example.com") < got.order.index("http /hooks 200"), (
         "the email waited for the failing webhook"
     )
-    await eventually(lambda: settled(pipeline), timeout=30, what="the events handled")
+    await eventually(lambda: settled(pipeline), timeout=60, what="the events handled")
     assert len(got.to("/hooks")) == 1
     assert len(got.mails) == 1
