@@ -19,6 +19,7 @@ lint: install
     {{bin}}/ruff format --check app workers tests bench
     {{bin}}/mypy
     {{bin}}/lint-imports
+    if git grep -nE '^(<<<<<<<|>>>>>>>)( |$)'; then echo 'merge conflict markers committed (above)'; exit 1; fi
 
 # Format the code in place.
 fmt: install
