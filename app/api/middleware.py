@@ -4,12 +4,16 @@ authentication, the JSON-only rule for changes, and the request deadline.
 - Errors: an `ApiError` (and the errors of the layers below: cluster, bus, store) becomes
   a `Status` JSON answer here and nowhere else; anything unexpected is logged with the
   route and answered 500 without details (never a traceback to the client).
-- Authentication: every route but the public ones (health, webhook) needs
-  `Authorization: Bearer <token>`; a missing, unknown or expired token is 401, whatever
+- Authentication: every route but the public ones (health, webhook, sign-in, the web UI's
+  files) needs `Authorization: Bearer <token>`, or the web UI's session cookie holding a
+  token (`handlers/session.py`); a missing, unknown or expired token is 401, whatever
   the path, so probing for routes without a token learns nothing.
 - CSRF: POST, PUT and PATCH, and a DELETE with a body, must send
-  `Content-Type: application/json` (415 otherwise). Browsers cannot send that cross-site
-  without a preflight, and a bearer token is never sent by a browser on its own.
+  `Content-Type: application/json` (415 otherwise; webhooks excepted). Browsers cannot
+  send that cross-site without a preflight, and a bearer token is never sent by a browser
+  on its own. The session cookie is SameSite=Strict, and a request it authenticates that
+  changes something must come from this origin: one whose `Origin` (or `Sec-Fetch-Site`)
+  says another site sent it is refused (403).
 - Deadline: a request (its cluster, Redis and NATS calls) gets `request_timeout` seconds;
   event streams are exempt (they are long-lived by design and send heartbeats).
 """
@@ -24,7 +28,7 @@ from app import log
 from app.api import errors
 from app.api.metrics import API_REQUESTS
 from app.api.routes import PRINCIPAL, ROUTE_TABLE, SETTINGS, Route
-from app.api.tokens import Refused
+from app.api.tokens import SESSION_COOKIE, Refused
 from app.api.webhooks import PATH as WEBHOOK_PATH
 from app.bus.errors import BusError
 from app.cluster import errors as cluster_errors
@@ -35,7 +39,10 @@ logger = log.get("api")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 _CHANGES = ("POST", "PUT", "PATCH")
+_READS = ("GET", "HEAD", "OPTIONS")
 _JSON = "application/json"
+PUBLIC_FILES = frozenset({"ui-index", "ui-file"})
+"""Route names of the web UI's static files (served without a token; `app.api.ui`)."""
 
 
 def route_name(request: web.Request) -> str:
@@ -56,7 +63,19 @@ def _route(request: web.Request) -> Route | None:
 
 def _public(request: web.Request) -> bool:
     route = _route(request)
-    return route.public if route is not None else route_name(request) == "webhook"
+    if route is not None:
+        return route.public
+    return route_name(request) == "webhook" or route_name(request) in PUBLIC_FILES
+
+
+def _cross_site(request: web.Request) -> bool:
+    """Whether a browser says another site made this request."""
+    if request.headers.get("Sec-Fetch-Site", "") in ("cross-site", "same-site"):
+        return True
+    origin = request.headers.get("Origin", "")
+    if not origin:
+        return False
+    return origin != f"{request.scheme}://{request.host}"
 
 
 def _from_cluster(e: cluster_errors.ClusterError) -> errors.ApiError:
@@ -138,10 +157,17 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
         return await handler(request)
     header = request.headers.get("Authorization", "")
     scheme, _, presented = header.partition(" ")
+    if not header and SESSION_COOKIE in request.cookies:
+        scheme, presented = "bearer", request.cookies[SESSION_COOKIE]
+        if request.method not in _READS and _cross_site(request):
+            raise errors.Forbidden(
+                "a request from another site may not use the session cookie; "
+                "send `Authorization: Bearer <token>`"
+            )
     if scheme.lower() != "bearer" or not presented.strip():
         raise errors.Unauthorized(
             "authentication required: send `Authorization: Bearer <token>` "
-            "(the CLI reads --token or SLUICE_TOKEN)"
+            "(the CLI reads --token or SLUICE_TOKEN; the web UI signs in at /)"
         )
     try:
         principal = request.app[SETTINGS].tokens.authenticate(presented.strip())
@@ -154,7 +180,7 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
 
 @web.middleware
 async def json_only_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if _public(request):
+    if route_name(request) == "webhook":
         return await handler(request)
     has_body = request.body_exists
     changes = request.method in _CHANGES or (request.method == "DELETE" and has_body)

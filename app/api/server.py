@@ -16,8 +16,11 @@ from app.api.handlers import (
     applications,
     diff,
     operations,
+    project_windows,
     projects,
     repositories,
+    resources,
+    session,
     stream,
     sync_windows,
     system,
@@ -28,6 +31,7 @@ from app.api.middleware import MIDDLEWARES
 from app.api.openapi import document
 from app.api.routes import ROUTE_TABLE, RUNTIME, SETTINGS, Route, bind
 from app.api.settings import ApiSettings
+from app.api.ui import routes as ui_routes
 from app.api.webhooks import AppSourceError, BusPublisher, webhook_routes
 from app.bus.errors import BusError
 from app.bus.messages import RefreshRequest
@@ -49,8 +53,11 @@ def routes() -> list[Route]:
         *operations.ROUTES,
         *diff.ROUTES,
         *views.ROUTES,
+        *resources.ROUTES,
+        *session.ROUTES,
         *sync_windows.ROUTES,
         *projects.ROUTES,
+        *project_windows.ROUTES,
         *repositories.ROUTES,
         *stream.ROUTES,
         *system.ROUTES,
@@ -98,7 +105,8 @@ class FreshRefsPublisher:
 
 
 def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
-    """The aiohttp application serving the REST API, the event stream, metrics and webhooks."""
+    """The aiohttp application serving the REST API, the event stream, metrics, webhooks
+    and the web UI."""
     declared = routes()
     app = web.Application(middlewares=MIDDLEWARES, client_max_size=settings.max_body_bytes)
     app[RUNTIME] = rt
@@ -111,6 +119,7 @@ def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
     app.on_shutdown.append(streams.close)
     app.add_routes([bind(route) for route in declared])
     app.add_routes(webhook_routes(settings.webhooks, FreshRefsPublisher(rt), RegistryApps(rt)))
+    app.add_routes(ui_routes())
     if not len(settings.tokens):
         logger.warning(
             "api.no_tokens",

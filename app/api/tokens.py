@@ -38,6 +38,8 @@ MIN_TOKEN_LENGTH = 16
 ENV_TOKENS = "SLUICE_API_TOKENS"
 ENV_TOKEN_FILE = "SLUICE_API_TOKEN_FILE"  # noqa: S105 - a variable name
 LOCAL_TOKEN_FILE = "api-token"  # noqa: S105 - a file name
+SESSION_COOKIE = "sluice_session"
+"""The cookie a browser session carries its token in (`app.api.handlers.session`)."""
 """The token `sluice up` keeps in its state directory (`ensure_local_token`)."""
 
 

@@ -203,6 +203,18 @@ def _state(index: int, window: SyncWindow, now: datetime) -> WindowState:
     )
 
 
+def window_state(index: int, window: SyncWindow, now: datetime) -> WindowState | WindowProblem:
+    """One window of a project at `now`, on its own (whatever apps it selects): open or
+    not and until when, or what makes it unreadable."""
+    problem = _problem(index, window)
+    if problem is not None:
+        return problem
+    try:
+        return _state(index, window, now)
+    except ValueError as e:
+        return WindowProblem(index, "schedule", str(e))
+
+
 def _when(moment: datetime | None) -> str:
     """A time as a verdict's text writes it (UTC, RFC 3339)."""
     if moment is None:

@@ -8,15 +8,16 @@ diff: live above, what a sync would make below, Secrets masked
 cached, or a live cache still warming up, is an answer that says what to do, not a guess.
 """
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from app.api import access
 from app.api.errors import Conflict, Unavailable
 from app.api.routes import Call, Route
 from app.api.shapes import AppQuery, DiffResponse, ResourceDiff
-from app.engine.compare import ResourceComparison, compare
+from app.engine.compare import ComparisonResult, ResourceComparison, compare
 from app.engine.diff import render_diff
 from app.model.application import Application
+from app.model.identity import AppRef
 from app.model.resource import KubeObject
 from app.model.sync import SyncStatusCode
 from app.repo.errors import RepoError
@@ -58,7 +59,18 @@ def _diff(resource: ResourceComparison) -> str:
     return ""
 
 
-async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
+@dataclass(frozen=True)
+class Comparison:
+    """The app's last comparison, made again: which app, which revisions, the result."""
+
+    ref: AppRef
+    revisions: list[str]
+    result: ComparisonResult
+
+
+async def current_comparison(call: Call[AppQuery, None]) -> Comparison:
+    """The comparison of the app the path names, re-run on the inputs of the last one;
+    409 or 503 saying what to do when those inputs are no longer (or not yet) known."""
     rt = call.rt
     ref, app = await access.named_app(call)
     if rt.system.not_ready:
@@ -92,6 +104,11 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
         instance=rt.instance_name(app),
         server=rt.clusters.server_of(app.spec.destination),
     )
+    return Comparison(ref, revisions, result)
+
+
+async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
+    found = await current_comparison(call)
     items = [
         ResourceDiff(
             group=r.key.group,
@@ -102,10 +119,10 @@ async def diff_application(call: Call[AppQuery, None]) -> DiffResponse:
             requires_pruning=r.requires_pruning,
             diff=_diff(r),
         )
-        for r in result.resources
+        for r in found.result.resources
         if r.status is not None and r.status is not SyncStatusCode.SYNCED
     ]
-    return DiffResponse(str(ref), revisions, result.sync_status, items)
+    return DiffResponse(str(found.ref), found.revisions, found.result.sync_status, items)
 
 
 ROUTES = (

@@ -14,7 +14,8 @@ from app.model.resource import KubeObject, ResourceKey
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def _yaml(obj: KubeObject | None) -> list[str]:
+def yaml_lines(obj: KubeObject | None) -> list[str]:
+    """The object as sorted-key YAML, one line per item (line ends kept)."""
     if obj is None:
         return []
     text = yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False)
@@ -32,8 +33,8 @@ def render_diff(
     live, predicted = mask_secret_pair(normalized_live, predicted_live)
     name = f"{key.group}/{key.kind}/{key.namespace}/{key.name}".lstrip("/")
     lines = difflib.unified_diff(
-        _yaml(live),
-        _yaml(predicted),
+        yaml_lines(live),
+        yaml_lines(predicted),
         fromfile=f"live/{name}",
         tofile=f"target/{name}",
         n=context,
