@@ -18,7 +18,11 @@ from app.api.tokens import Principal, Token, TokenSet, digest
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.project import AppProject
+from app.model.status import ApplicationStatus, SyncStatus
+from app.model.sync import SyncStatusCode
+from app.repo.sourcehash import source_hash
 from app.runtime.runtime import Runtime
+from app.store.manifests import ManifestKey, RenderedManifests
 
 ADMIN = "admin-token-0123456789abcdef"
 READER = "reader-token-0123456789abcdef"
@@ -98,3 +102,50 @@ async def seed_app(rt: Runtime, doc: dict[str, Any]) -> AppRef:
 async def seed_project(rt: Runtime, doc: dict[str, Any]) -> None:
     written = await rt.control_plane.create(doc)
     await rt.apps.put_project(AppProject.from_dict(written))
+
+
+COMMIT = "c" * 40
+
+
+def tracked(kind: str, name: str, **body: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": kind,
+        "metadata": {
+            "name": name,
+            "namespace": "shop",
+            "annotations": {"argocd.argoproj.io/tracking-id": f"shop:/{kind}:shop/{name}"},
+        },
+        **body,
+    }
+
+
+async def seed_comparison(runtime: Runtime) -> None:
+    """A stored comparison of `shop` at COMMIT: cfg differs, same is equal, the Secret
+    creds differs, orphan is live only (requires pruning)."""
+    app = await runtime.apps.get(REF)
+    assert app is not None and app.spec.source is not None
+    targets = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "2"}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "same"}, "data": {"a": "1"}},
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "creds"},
+            "data": {"pw": "bmV3"},
+        },
+    ]
+    key = ManifestKey(app.spec.source.repo_url, COMMIT, source_hash(app.spec.source))
+    await runtime.manifests.put(key, RenderedManifests(targets, "Directory"))
+    await runtime.live.replace(
+        REF,
+        [
+            tracked("ConfigMap", "cfg", data={"a": "1"}),
+            tracked("ConfigMap", "same", data={"a": "1"}),
+            tracked("Secret", "creds", data={"pw": "b2xk"}),
+            tracked("ConfigMap", "orphan", data={"x": "y"}),
+        ],
+    )
+    seq = await runtime.status.begin_comparison(REF)
+    status = ApplicationStatus(sync=SyncStatus(status=SyncStatusCode.OUT_OF_SYNC, revision=COMMIT))
+    await runtime.status.write_comparison(REF, seq, status)

@@ -1,67 +1,25 @@
 """Read-only views: diff (Secrets masked), history, resource tree, recent events."""
 
-from typing import Any
-
 from app.bus.events import emit
 from app.bus.subjects import EventType
 from app.engine.redact import MASK
 from app.model.identity import AppRef
 from app.model.operation import RevisionHistory
-from app.model.status import ApplicationStatus, SyncStatus
-from app.model.sync import SyncStatusCode
-from app.repo.sourcehash import source_hash
 from app.runtime.runtime import Runtime
-from app.store.manifests import ManifestKey, RenderedManifests
-from tests.integration.api.server.conftest import REF, Client, application, auth, seed_app
-
-COMMIT = "c" * 40
-
-
-def _tracked(kind: str, name: str, **body: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": kind,
-        "metadata": {
-            "name": name,
-            "namespace": "shop",
-            "annotations": {"argocd.argoproj.io/tracking-id": f"shop:/{kind}:shop/{name}"},
-        },
-        **body,
-    }
-
-
-async def _compared(runtime: Runtime) -> None:
-    app = await runtime.apps.get(REF)
-    assert app is not None and app.spec.source is not None
-    targets = [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "2"}},
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "same"}, "data": {"a": "1"}},
-        {
-            "apiVersion": "v1",
-            "kind": "Secret",
-            "metadata": {"name": "creds"},
-            "data": {"pw": "bmV3"},
-        },
-    ]
-    key = ManifestKey(app.spec.source.repo_url, COMMIT, source_hash(app.spec.source))
-    await runtime.manifests.put(key, RenderedManifests(targets, "Directory"))
-    await runtime.live.replace(
-        REF,
-        [
-            _tracked("ConfigMap", "cfg", data={"a": "1"}),
-            _tracked("ConfigMap", "same", data={"a": "1"}),
-            _tracked("Secret", "creds", data={"pw": "b2xk"}),
-            _tracked("ConfigMap", "orphan", data={"x": "y"}),
-        ],
-    )
-    seq = await runtime.status.begin_comparison(REF)
-    status = ApplicationStatus(sync=SyncStatus(status=SyncStatusCode.OUT_OF_SYNC, revision=COMMIT))
-    await runtime.status.write_comparison(REF, seq, status)
+from tests.integration.api.server.conftest import (
+    COMMIT,
+    REF,
+    Client,
+    application,
+    auth,
+    seed_app,
+    seed_comparison,
+)
 
 
 async def test_diff_shows_what_a_sync_would_change(api: Client, runtime: Runtime) -> None:
     await seed_app(runtime, application("shop"))
-    await _compared(runtime)
+    await seed_comparison(runtime)
     response = await api.get("/api/v1/applications/shop/diff", headers=auth())
     assert response.status == 200, await response.text()
     body = await response.json()
@@ -83,7 +41,7 @@ async def test_diff_before_any_comparison_says_what_to_do(api: Client, runtime: 
 
 async def test_diff_with_a_cold_live_cache_is_unavailable(api: Client, runtime: Runtime) -> None:
     await seed_app(runtime, application("shop"))
-    await _compared(runtime)
+    await seed_comparison(runtime)
     await runtime.live.invalidate(REF, reason="test")
     response = await api.get("/api/v1/applications/shop/diff", headers=auth())
     assert response.status == 503
