@@ -8,6 +8,9 @@ import { shortRev } from "./format.js";
 
 const OPTIONS = ["Validate=false", "CreateNamespace=true", "PruneLast=true", "ApplyOutOfSyncOnly=true", "Replace=true", "ServerSideApply=true", "RespectIgnoreDifferences=true", "PrunePropagationPolicy=foreground"];
 
+const SETTLE_TRIES = 20;
+const SETTLE_MS = 250;
+
 function path(app, suffix = "") {
   return api.appPath(app.metadata.namespace, app.metadata.name, suffix) + api.appQuery(app.metadata.namespace);
 }
@@ -123,4 +126,11 @@ export async function setAutoSync(app, on) {
   else delete doc.spec.syncPolicy.automated;
   await api.put(path(app), doc);
   toast(`Auto-sync ${on ? "enabled" : "disabled"} for ${app.metadata.name}`, "ok");
+  // The API reads apps from the registry the watcher keeps: wait (briefly) for the change.
+  for (let i = 0; i < SETTLE_TRIES; i++) {
+    const seen = await api.get(path(app));
+    if (Boolean(seen.spec.syncPolicy && seen.spec.syncPolicy.automated) === on) return seen;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  }
+  return null;
 }

@@ -5,7 +5,7 @@
 
 import * as api from "./api.js";
 import * as actions from "./actions.js";
-import { h, link, replace } from "./dom.js";
+import { h, keepingFocus, link, replace } from "./dom.js";
 import { diffBlock } from "./diff_view.js";
 import { toast } from "./dialogs.js";
 import { age, destination, labelsText, shortRev, sortedConditions, sources, when } from "./format.js";
@@ -74,6 +74,7 @@ function summary(app, windows, ctx, reload) {
     : h("button", {
         type: "button",
         class: "small",
+        "data-focus": "auto-sync",
         onclick: async () => {
           try {
             await actions.setAutoSync(app, !auto);
@@ -122,7 +123,7 @@ function historyTab(app, items, ctx, reload) {
   return h(
     "div",
     {},
-    auto ? h("p", { class: "note", role: "note" }, "Rollback is refused while auto-sync is on (it would sync back to the target at once): disable auto-sync in the summary first.") : null,
+    auto ? h("p", { class: "note", role: "note" }, "Auto-sync is on: the server refuses a rollback (it would sync back to the target at once). Disable auto-sync in the summary first.") : null,
     h(
       "table",
       { class: "history" },
@@ -132,14 +133,8 @@ function historyTab(app, items, ctx, reload) {
         {},
         [...items].reverse().map((e, i) => {
           const src = e.source || (e.sources || [])[0] || {};
-          const button = h("button", { type: "button", disabled: ctx.me.readOnly, "data-history": String(e.id), "aria-describedby": auto ? "rollback-refused" : null }, i === 0 ? "Redeploy" : "Rollback");
-          button.addEventListener("click", () => {
-            if (auto) {
-              toast(`Rollback of ${app.metadata.name} refused: auto-sync is on; disable it first (Summary → Disable auto-sync).`, "bad");
-              return;
-            }
-            actions.rollbackDialog(app, e, reload);
-          });
+          const button = h("button", { type: "button", disabled: ctx.me.readOnly, "data-history": String(e.id), "data-focus": `history:${e.id}`, "aria-describedby": auto ? "rollback-refused" : null }, i === 0 ? "Redeploy" : "Rollback");
+          button.addEventListener("click", () => actions.rollbackDialog(app, e, reload));
           return h(
             "tr",
             {},
@@ -211,14 +206,14 @@ export function appPage(main, namespace, name, tab, ctx) {
       h(
         "div",
         { class: "actions", role: "toolbar", "aria-label": "Application actions" },
-        act("Sync", () => actions.syncDialog(app, soon), { class: "primary", "data-action": "sync" }),
-        act("Refresh", () => actions.refresh(app, false), { "data-action": "refresh" }),
-        act("Hard refresh", () => actions.refresh(app, true), { "data-action": "hard-refresh" }),
-        act("Terminate", () => actions.terminate(app), { disabled: ctx.me.readOnly || !running, "data-action": "terminate" }),
+        act("Sync", () => actions.syncDialog(app, soon), { class: "primary", "data-action": "sync", "data-focus": "sync" }),
+        act("Refresh", () => actions.refresh(app, false), { "data-action": "refresh", "data-focus": "refresh" }),
+        act("Hard refresh", () => actions.refresh(app, true), { "data-action": "hard-refresh", "data-focus": "hard-refresh" }),
+        act("Terminate", () => actions.terminate(app), { disabled: ctx.me.readOnly || !running, "data-action": "terminate", "data-focus": "terminate" }),
         act("Delete", () => actions.deleteDialog(app, () => {
           store.remove(key);
           location.hash = "#/applications";
-        }), { class: "danger", "data-action": "delete" }),
+        }), { class: "danger", "data-action": "delete", "data-focus": "delete" }),
       ),
     );
   }
@@ -231,7 +226,7 @@ export function appPage(main, namespace, name, tab, ctx) {
         managed = null;
         const found = await managedResources();
         const changed = found.items.filter((r) => r.diff);
-        replace(
+        keepingFocus(content, () => replace(
           content,
           h("p", { class: "muted" }, `Compared with ${found.revisions.map(shortRev).join(", ")}: ${changed.length} resource(s) differ.`),
           changed.map((r) =>
@@ -239,10 +234,10 @@ export function appPage(main, namespace, name, tab, ctx) {
               h("h3", {}, `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name} `, syncBadge(r.status), r.requiresPruning ? " requires pruning" : ""),
               diffBlock(r)),
           ),
-        );
+        ));
       } else if (tab === "history") {
         const found = await api.get(api.appPath(namespace, name, "/history") + api.appQuery(namespace));
-        replace(content, historyTab(app, found.items || [], ctx, soon));
+        keepingFocus(content, () => replace(content, historyTab(app, found.items || [], ctx, soon)));
       } else {
         const found = await api.get(api.appPath(namespace, name, "/events") + api.appQuery(namespace));
         replace(content, eventsTab(found.items || []));
@@ -266,8 +261,8 @@ export function appPage(main, namespace, name, tab, ctx) {
       windows = w;
       managed = null;
       store.put(app);
-      drawHeader();
-      replace(side, summary(app, windows, ctx, soon));
+      keepingFocus(header, drawHeader);
+      keepingFocus(side, () => replace(side, summary(app, windows, ctx, soon)));
       await drawTab();
     } catch (e) {
       if (destroyed) return;

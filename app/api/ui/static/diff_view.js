@@ -48,7 +48,7 @@ export function diffBlock(resource, mode = { value: "unified" }) {
   const body = h("div", { class: "diff-body" });
   const draw = () => body.replaceChildren(mode.value === "unified" ? unified(resource.diff) : sideBySide(resource.sideBySide));
   const buttons = ["unified", "side"].map((m) => {
-    const b = h("button", { type: "button", "aria-pressed": String(mode.value === m), "data-diff-mode": m }, m === "unified" ? "Unified" : "Side by side");
+    const b = h("button", { type: "button", "aria-pressed": String(mode.value === m), "data-diff-mode": m, "data-focus": `diff:${resource.kind}/${resource.namespace}/${resource.name}:${m}` }, m === "unified" ? "Unified" : "Side by side");
     b.addEventListener("click", () => {
       mode.value = m;
       for (const other of buttons) other.setAttribute("aria-pressed", String(other === b));

@@ -62,3 +62,18 @@ export function link(url, text) {
 export function field(label, ...value) {
   return [h("dt", {}, label), h("dd", {}, ...value)];
 }
+
+// Re-render `container` with `draw()` keeping keyboard focus: the focused element's
+// `data-focus` names it, and the element with the same name gets focus back.
+export function keepingFocus(container, draw) {
+  const active = document.activeElement;
+  const name = active && container.contains(active) ? active.getAttribute("data-focus") : null;
+  draw();
+  if (!name) return;
+  for (const el of container.querySelectorAll("[data-focus]")) {
+    if (el.getAttribute("data-focus") === name) {
+      el.focus();
+      return;
+    }
+  }
+}

@@ -5,7 +5,7 @@
 // animation frame. The filter panel is built once; live updates only change its counts,
 // so keyboard focus stays where it is.
 
-import { h, link, replace } from "./dom.js";
+import { h, keepingFocus, link, replace } from "./dom.js";
 import { age, appKey, destination, labelsText, shortRev, sources } from "./format.js";
 import { HEALTH_CODES, SYNC_CODES, healthBadge, phaseBadge, syncBadge } from "./status.js";
 import * as store from "./store.js";
@@ -90,7 +90,7 @@ function tile(f) {
   return h(
     "li",
     { class: "tile", "data-app": f.key },
-    h("h3", {}, h("a", { href: appHref(f) }, f.name)),
+    h("h3", {}, h("a", { href: appHref(f), "data-focus": `app:${f.key}` }, f.name)),
     h("div", { class: "badges" }, syncBadge(f.sync), healthBadge(f.health)),
     h(
       "dl",
@@ -116,7 +116,7 @@ function row(f) {
   return h(
     "tr",
     { "data-app": f.key },
-    h("th", { scope: "row" }, h("a", { href: appHref(f) }, f.name)),
+    h("th", { scope: "row" }, h("a", { href: appHref(f), "data-focus": `app:${f.key}` }, f.name)),
     h("td", {}, f.project),
     h("td", {}, syncBadge(f.sync)),
     h("td", {}, healthBadge(f.health)),
@@ -279,6 +279,10 @@ export function listPage(main, context) {
   }
 
   function render() {
+    keepingFocus(main, paint);
+  }
+
+  function paint() {
     if (!store.loaded) {
       replace(content, h("p", { class: "loading", role: "status" }, "Loading applications…"));
       return;
@@ -309,9 +313,9 @@ export function listPage(main, context) {
         render();
       };
       pager.append(
-        h("button", { type: "button", disabled: state.page === 0, onclick: () => go(state.page - 1) }, "‹ Previous"),
+        h("button", { type: "button", "data-focus": "prev", disabled: state.page === 0, onclick: () => go(state.page - 1) }, "‹ Previous"),
         h("span", {}, ` Page ${state.page + 1} of ${pages} `),
-        h("button", { type: "button", disabled: state.page >= pages - 1, onclick: () => go(state.page + 1) }, "Next ›"),
+        h("button", { type: "button", "data-focus": "next", disabled: state.page >= pages - 1, onclick: () => go(state.page + 1) }, "Next ›"),
       );
     }
     if (firstRender && all.length) {

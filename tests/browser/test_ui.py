@@ -1,0 +1,220 @@
+"""The web UI against a real `sluice up`, in headless Chromium.
+
+One `sluice up` serves the whole module (its two example apps, guestbook and waves);
+each test opens its own signed-in page. Waiting is Playwright's: every `expect` polls
+the page until it holds or its deadline passes; nothing here sleeps.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.conftest import Up
+
+pytestmark = pytest.mark.slow
+
+LIVE = 30_000
+"""Milliseconds the page may take to show what the pipeline did."""
+
+
+def open_app(page: Page, up: Up, name: str, tab: str = "tree") -> None:
+    page.goto(f"{up.url}/#/applications/sluice/{name}/{tab}")
+    expect(page.locator("h1", has_text=name)).to_be_visible()
+
+
+def auto_sync_off(page: Page) -> None:
+    toggle = page.get_by_role("button", name="Disable auto-sync")
+    toggle.click()
+    expect(page.get_by_role("button", name="Enable auto-sync")).to_be_visible(timeout=LIVE)
+
+
+def test_sign_in_shows_both_examples_synced_and_healthy(
+    browser: Browser, sluice_up: Up, shots: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(sluice_up.url + "/")
+        page.get_by_label("API token").fill(sluice_up.token)
+        page.get_by_role("button", name="Sign in").click()
+        for name in ("guestbook", "waves"):
+            tile = page.locator(f"[data-app='sluice/{name}']")
+            expect(tile.locator(".badge[data-kind=sync]")).to_have_text(re.compile("Synced"))
+            expect(tile.locator(".badge[data-kind=health]")).to_have_text(re.compile("Healthy"))
+        expect(page.locator(".summary").first).to_contain_text("2 of 2 applications")
+        assert sluice_up.token not in page.url
+        cookie = next(c for c in context.cookies() if c["name"] == "sluice_session")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert page.evaluate("document.cookie") == "", "no script can read the token"
+        page.screenshot(path=str(shots / "list.png"))
+        page.get_by_role("button", name="Table").click()
+        row = page.locator("table.apps tr[data-app='sluice/guestbook']")
+        expect(row).to_contain_text("Synced")
+        page.get_by_label("Search applications").fill("wav")
+        expect(page.locator("table.apps tbody tr")).to_have_count(1)
+        expect(page.locator("table.apps tbody tr")).to_contain_text("waves")
+    finally:
+        context.close()
+
+
+def test_the_tree_shows_the_deployment_replicaset_and_pods(
+    page: Page, sluice_up: Up, shots: Path
+) -> None:
+    open_app(page, sluice_up, "guestbook")
+    for kind in ("Deployment", "ReplicaSet", "Pod", "Service"):
+        expect(page.locator(f".graph .node[data-kind={kind}]").first).to_be_visible(timeout=LIVE)
+    expect(page.locator(".graph .node[data-kind=Pod] .badge[data-kind=health]").first).to_have_text(
+        re.compile("Healthy")
+    )
+    page.screenshot(path=str(shots / "tree.png"))
+    page.get_by_label("Kind").select_option("Pod")
+    expect(page.locator(".graph .node[data-kind=Service]")).to_have_count(0)
+    expect(page.locator(".graph .node[data-kind=Pod]").first).to_be_visible()
+    page.locator(".graph .node[data-kind=Pod]").first.click()
+    page.get_by_role("tab", name="Live manifest").click()
+    expect(page.locator("dialog pre.manifest")).to_contain_text("kind: Pod")
+
+
+def test_waves_tree_shows_hooks_with_their_phase_and_wave(page: Page, sluice_up: Up) -> None:
+    open_app(page, sluice_up, "waves")
+    hook = page.locator(".graph .node.hook").first
+    expect(hook).to_contain_text(re.compile(r"(PreSync|PostSync) hook · Succeeded"), timeout=LIVE)
+    expect(page.locator(".graph .node[data-kind=ConfigMap]")).to_contain_text("wave -1")
+
+
+def test_drift_shows_live_then_the_diff_then_sync_brings_it_back(
+    page: Page, sluice_up: Up, shots: Path
+) -> None:
+    open_app(page, sluice_up, "guestbook")
+    auto_sync_off(page)
+    sluice_up.kubectl(
+        "patch", "deployment", "guestbook-ui", "-n", "guestbook", "--type", "merge",
+        "-p", json.dumps({"spec": {"replicas": 3}}),
+    )  # fmt: skip
+    expect(page.locator(".app-header .badge[data-kind=sync]")).to_have_text(
+        re.compile("OutOfSync"), timeout=LIVE
+    )
+    page.get_by_role("link", name="Diff").click()
+    block = page.locator(".resource-diff[data-resource='Deployment/guestbook-ui']")
+    expect(block.locator("pre.diff .del")).to_contain_text(["replicas: 3"])
+    expect(block.locator("pre.diff .add")).to_contain_text(["replicas: 2"])
+    page.screenshot(path=str(shots / "diff.png"))
+    block.get_by_role("button", name="Side by side").click()
+    expect(block.locator("table.diff tr.replace")).to_contain_text(["replicas: 3"])
+    page.get_by_role("button", name="Sync", exact=True).click()
+    dialog = page.locator("dialog[open]")
+    expect(dialog.get_by_label("Prune", exact=True)).to_be_visible()
+    expect(dialog.get_by_label("Dry run", exact=True)).to_be_visible()
+    expect(dialog.get_by_label("Apply only out of sync", exact=True)).to_be_visible()
+    expect(dialog.get_by_label("Force", exact=True)).to_be_visible()
+    expect(dialog.get_by_label("Revision", exact=True)).to_be_visible()
+    dialog.get_by_text("Deployment/guestbook-ui").click()
+    page.screenshot(path=str(shots / "sync-dialog.png"))
+    dialog.get_by_role("button", name="Synchronize").click()
+    expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
+        re.compile("Succeeded"), timeout=LIVE
+    )
+    expect(page.locator(".operation table.results")).to_contain_text("guestbook-ui")
+    expect(page.locator(".app-header .badge[data-kind=sync]")).to_have_text(
+        re.compile("Synced"), timeout=LIVE
+    )
+    replicas = sluice_up.kubectl(
+        "get", "deployment", "guestbook-ui", "-n", "guestbook", "-o", "jsonpath={.spec.replicas}"
+    )
+    assert replicas == "2", "the sync put the Deployment back as Git declares it"
+
+
+def test_rollback_from_history(page: Page, sluice_up: Up) -> None:
+    open_app(page, sluice_up, "waves", "history")
+    rows = page.locator("table.history tbody tr")
+    expect(rows).to_have_count(1, timeout=LIVE)
+    page.locator("button[data-history='0']").click()
+    page.locator("dialog[open]").get_by_role("button", name="Roll back").click()
+    expect(page.locator("dialog[open] .error")).to_contain_text("auto", timeout=LIVE)
+    page.keyboard.press("Escape")
+    auto_sync_off(page)
+    page.locator("button[data-history='0']").click()
+    page.locator("dialog[open]").get_by_role("button", name="Roll back").click()
+    expect(page.locator(".toasts")).to_contain_text("rollback to history entry 0")
+    expect(rows).to_have_count(2, timeout=LIVE)
+    expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
+        re.compile("Succeeded"), timeout=LIVE
+    )
+
+
+def test_html_and_script_in_names_and_messages_render_as_text(page: Page, sluice_up: Up) -> None:
+    script = "<script>window.__owned = 1</script>"
+    body = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": "html-app",
+            "labels": {"team": "web"},
+            "annotations": {"note": "<img src=x onerror=alert(1)>"},
+        },
+        "spec": {
+            "project": "default",
+            "source": {
+                "repoURL": "file:///nowhere/<b>repo</b>",
+                "path": script,
+                "targetRevision": "HEAD",
+            },
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "html"},
+        },
+    }
+    created = page.request.post(f"{sluice_up.url}/api/v1/applications", data=body)
+    assert created.ok, created.text()
+    open_app(page, sluice_up, "html-app")
+    conditions = page.locator(".conditions")
+    expect(conditions).to_contain_text("<b>repo</b>", timeout=LIVE)
+    expect(page.locator(".summary .source")).to_contain_text(script)
+    assert page.evaluate("window.__owned") is None
+    assert page.locator(".app-page b, .app-page img, .app-page script").count() == 0
+    page.goto(f"{sluice_up.url}/#/applications")
+    tile = page.locator("[data-app='sluice/html-app']")
+    expect(tile).to_contain_text("<b>repo</b>")
+    assert tile.locator("a").count() == 1, "a file:// repository is not a link"
+    assert page.evaluate("window.__owned") is None
+
+
+def test_every_action_is_reachable_with_the_keyboard(page: Page, sluice_up: Up) -> None:
+    page.goto(f"{sluice_up.url}/#/applications")
+    link = page.locator("[data-app='sluice/guestbook'] h3 a")
+    expect(link).to_be_visible(timeout=LIVE)
+    for _ in range(60):
+        if link.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    else:
+        pytest.fail("Tab never reached the guestbook tile")
+    page.keyboard.press("Enter")
+    sync = page.get_by_role("button", name="Sync", exact=True)
+    expect(sync).to_be_visible()
+    for _ in range(30):
+        if sync.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    else:
+        pytest.fail("Tab never reached the Sync button")
+    page.keyboard.press("Enter")
+    expect(page.locator("dialog[open]")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("dialog[open]")).to_have_count(0)
+    node = page.locator(".graph .node[data-kind=Deployment]")
+    expect(node).to_be_visible(timeout=LIVE)
+    for _ in range(60):
+        if node.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    else:
+        pytest.fail("Tab never reached the Deployment node")
+    page.keyboard.press("Enter")
+    expect(page.locator("dialog[open]")).to_contain_text("Deployment guestbook-ui")
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="Live manifest")).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("Escape")
+    for status in page.locator(".app-header .badge").all():
+        assert status.locator(".label").inner_text().strip(), "every status has its text"
