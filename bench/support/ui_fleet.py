@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.bus import events
-from app.bus.subjects import AppRef, EventType
+from app.bus.subjects import EventType
 from app.cli.stack import Stack, StackOptions
 from app.model.application import Application
 from app.model.health import HealthStatusCode
+from app.model.identity import AppRef
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
-from workers.runtime import Runtime
+from app.runtime.runtime import Runtime
 
 NAMESPACE = "sluice"
 BATCH = 50

@@ -6,7 +6,6 @@ them into the registry, as it does for `kubectl apply`). A body is validated by 
 and checked against its project before anything is written.
 """
 
-import asyncio
 from typing import Any
 
 from app import log
@@ -25,25 +24,16 @@ from app.model.errors import SpecError
 from app.model.label_selector import SelectorError, parse_label_selector
 from app.model.meta import ObjectMeta
 from app.model.status import ApplicationStatus
-from app.store.status import StoredStatus
 
 logger = log.get("api")
-
-_READ_BATCH = 64
 
 
 async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[Application]:
     """The apps with the status the pipeline stored (an empty status if never compared)."""
-    out: list[Application] = []
-    for start in range(0, len(apps), _READ_BATCH):
-        batch = apps[start : start + _READ_BATCH]
-        found: list[StoredStatus | None] = await asyncio.gather(
-            *(call.rt.status.read_status(app.ref) for app in batch)
-        )
-        for app, stored in zip(batch, found, strict=True):
-            app.status = stored.status if stored is not None else ApplicationStatus()
-            out.append(app)
-    return out
+    found = await call.rt.status.read_statuses([app.ref for app in apps])
+    for app, stored in zip(apps, found, strict=True):
+        app.status = stored.status if stored is not None else ApplicationStatus()
+    return apps
 
 
 async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:

@@ -108,13 +108,13 @@ function route() {
   }
 }
 
-async function startApp() {
+async function startApp(early = null) {
   replace(root, nav(), h("main", { id: "main", tabindex: "-1" }));
   keepEvents();
   api.openStream();
   window.addEventListener("hashchange", route);
   route();
-  await store.start();
+  await store.start(early);
 }
 
 api.whenUnauthorized((message) => {
@@ -130,9 +130,13 @@ window.addEventListener("unhandledrejection", (e) => {
   toast(e.reason && e.reason.message ? e.reason.message : String(e.reason), "bad");
 });
 
+// The list is asked for while the session is checked (index.html preloads it, so this
+// takes the answer already on its way): a 401 here just means the sign-in page is next.
+const early = api.get("/api/v1/applications");
+early.catch(() => {});
 try {
   me = await api.session.who();
-  await startApp();
+  await startApp(early);
 } catch (e) {
   signInPage(e.status === 401 ? "" : e.message);
 }

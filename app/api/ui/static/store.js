@@ -44,9 +44,9 @@ export function remove(key) {
   notify();
 }
 
-export async function loadAll() {
+export async function loadAll(early = null) {
   try {
-    const list = await api.get("/api/v1/applications");
+    const list = await (early || api.get("/api/v1/applications"));
     apps.clear();
     for (const app of list.items || []) apps.set(appKey(app), app);
     loadError = "";
@@ -92,10 +92,13 @@ export function touch(key) {
   }
 }
 
-export function start() {
-  api.onEvent((item) => touch(item.event.subject));
+// early: the list already asked for (main.js asks while it checks the session).
+let listening = false;
+export function start(early = null) {
+  if (!listening) api.onEvent((item) => touch(item.event.subject));
+  listening = true;
   if (!timer) timer = setInterval(() => document.visibilityState === "visible" && loadAll(), RESYNC_MS);
-  return loadAll();
+  return loadAll(early);
 }
 
 export function stop() {
