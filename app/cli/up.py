@@ -120,6 +120,7 @@ async def _up(options: StackOptions, args: argparse.Namespace) -> int:
         if stack.api is not None:
             _say(f"API            {stack.api.url}   (token in {stack.state_dir}/api-token)")
             _say(f"               sluice app list --server {stack.api.url}")
+            _say(f"web UI         {stack.api.url}/   (sign in with that token)")
         if stack.metrics is not None:
             _say(f"metrics        {stack.metrics.url}")
         await _ensure_namespace(rt, options.namespace)

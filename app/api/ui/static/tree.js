@@ -8,9 +8,9 @@ import { h, replace } from "./dom.js";
 import { resourceKey } from "./format.js";
 import { HEALTH_CODES, SYNC_CODES, healthBadge, syncBadge } from "./status.js";
 
-const W = 250;
+const W = 200;
 const H = 64;
-const GAP_X = 70;
+const GAP_X = 36;
 const GAP_Y = 14;
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -104,6 +104,7 @@ function nodeButton(node, onSelect, dim) {
       class: `node${node.root ? " root" : ""}${dim ? " dim" : ""}${node.hook ? " hook" : ""}`,
       "data-kind": node.kind,
       "data-id": node.id,
+      title: `${node.kind} ${node.namespace ? `${node.namespace}/` : ""}${node.name}`,
       "data-name": node.name,
       "aria-label": `${node.kind} ${node.name}${node.health ? `, health ${node.health}` : ""}${node.sync ? `, ${node.sync}` : ""}`,
       disabled: node.root || node.gone,
