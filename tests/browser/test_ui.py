@@ -218,3 +218,53 @@ def test_every_action_is_reachable_with_the_keyboard(page: Page, sluice_up: Up) 
     page.keyboard.press("Escape")
     for status in page.locator(".app-header .badge").all():
         assert status.locator(".label").inner_text().strip(), "every status has its text"
+
+
+def test_refresh_then_delete_with_the_typed_name(page: Page, sluice_up: Up) -> None:
+    body = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "doomed"},
+        "spec": {
+            "project": "default",
+            "source": {"repoURL": "file:///nowhere", "path": "p"},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "doomed"},
+        },
+    }
+    assert page.request.post(f"{sluice_up.url}/api/v1/applications", data=body).ok
+    open_app(page, sluice_up, "doomed")
+    page.get_by_role("button", name="Hard refresh").click()
+    expect(page.locator(".toasts")).to_contain_text("hard refresh of sluice/doomed requested")
+    page.get_by_role("button", name="Delete").click()
+    dialog = page.locator("dialog[open]")
+    expect(dialog.get_by_label("Delete its resources too (cascade)")).to_be_checked()
+    dialog.get_by_label("Type doomed to confirm").fill("doome")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(dialog.locator(".error")).to_contain_text("to confirm")
+    dialog.get_by_label("Delete its resources too (cascade)").uncheck()
+    dialog.get_by_label("Type doomed to confirm").fill("doomed")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(page.locator(".toasts")).to_contain_text("leaving its resources in place")
+    expect(page.get_by_role("heading", name="Applications")).to_be_visible()
+    expect(page.locator("[data-app='sluice/doomed']")).to_have_count(0, timeout=LIVE)
+    gone = page.request.get(f"{sluice_up.url}/api/v1/applications/doomed")
+    assert gone.status == 404
+
+
+def test_projects_and_the_live_event_stream(page: Page, sluice_up: Up) -> None:
+    page.goto(f"{sluice_up.url}/#/projects")
+    page.get_by_role("link", name="default").click()
+    expect(page.locator("dl.facts")).to_contain_text("* (any)")
+    expect(page.get_by_text("No sync windows")).to_be_visible()
+    expect(page.get_by_role("link", name="guestbook")).to_be_visible()
+    page.get_by_role("link", name="Events").first.click()
+    expect(page.get_by_role("heading", name="Events")).to_be_visible()
+    started = page.request.post(
+        f"{sluice_up.url}/api/v1/applications/waves/sync", data={"prune": False}
+    )
+    assert started.ok, started.text()
+    rows = page.locator("table.events tbody tr")
+    expect(rows.filter(has_text="operation-started")).to_contain_text(["sluice/waves"])
+    page.get_by_label("Type").select_option("operation-succeeded")
+    expect(rows.filter(has_text="operation-succeeded").first).to_be_visible(timeout=LIVE)
+    expect(rows.filter(has_text="operation-started")).to_have_count(0)

@@ -13,13 +13,13 @@ tree is the boundary, so an app's reader learns nothing about the rest of its cl
 """
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.api import access
 from app.api.errors import Conflict, NotFound
 from app.api.handlers.diff import current_comparison
 from app.api.routes import Call, Route
 from app.api.shapes import NAME_MAX, AppQuery
+from app.cluster.cluster import Cluster
 from app.engine.compare import ResourceComparison
 from app.engine.diff.render import render_diff, yaml_lines
 from app.engine.diff.side_by_side import DiffRow, side_by_side
@@ -154,7 +154,7 @@ class ResourceEvents:
     items: list[ResourceEvent]
 
 
-async def _tree_node(call: Call[ResourceQuery, None]) -> tuple[Any, TreeNode]:
+async def _tree_node(call: Call[ResourceQuery, None]) -> tuple[Cluster, TreeNode]:
     ref, app = await access.named_app(call)
     q = call.query
     for node in await call.rt.tree.load(ref) or []:

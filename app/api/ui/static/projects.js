@@ -15,6 +15,11 @@ export function projectsPage(main) {
   api
     .get("/api/v1/projects")
     .then((found) => {
+      const items = found.items || [];
+      // Argo CD's permissive default project exists even when nothing stores it.
+      if (!items.some((p) => p.metadata.name === "default")) {
+        items.unshift({ metadata: { name: "default" }, spec: { description: "built in: any repository, any destination", sourceRepos: ["*"], destinations: [{ server: "*", namespace: "*" }] } });
+      }
       const counts = new Map();
       for (const app of store.apps.values()) counts.set(app.spec.project || "default", (counts.get(app.spec.project || "default") || 0) + 1);
       replace(
@@ -27,7 +32,7 @@ export function projectsPage(main) {
           h(
             "tbody",
             {},
-            (found.items || []).map((p) =>
+            items.map((p) =>
               h(
                 "tr",
                 {},
