@@ -309,3 +309,12 @@ class CachedRepo:
             extra_env={"GIT_INDEX_FILE": str(index)},
             what=f"checking out {display} at {commit[:12]}",
         )
+
+    async def commit_object(self, commit: str, *, display: str) -> bytes:
+        """The raw commit object (headers, blank line, message), at most 64 KiB of it."""
+        return await self._runner.run(
+            ["cat-file", "commit", commit],
+            git_dir=self.path,
+            max_output=64 * 1024,
+            what=f"reading commit {commit[:12]} of {display}",
+        )

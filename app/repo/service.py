@@ -20,6 +20,7 @@ from app.metrics.argocd import observe_git_request
 from app.model.app_spec import ApplicationSource
 from app.repo.access import Access, RepoAccess
 from app.repo.cached_repo import CachedRepo
+from app.repo.commit_info import CommitInfo, parse_commit
 from app.repo.credentials import CredentialStore, RepoCredential
 from app.repo.directory import DirectoryOptions, select_manifests
 from app.repo.errors import (
@@ -440,3 +441,15 @@ class Repositories:
             yield WorkTree(root, commit, tree, self.settings.max_symlink_hops)
         finally:
             await asyncio.shield(asyncio.to_thread(remove_tree, container))
+
+    async def commit_info(
+        self, repo_url: str, commit: str, *, field: str = "source", project: str = ""
+    ) -> CommitInfo:
+        """Author, date and message of `commit` (a full SHA), fetched into the cache (the
+        one `project`'s credentials see) if need be."""
+        if not is_full_sha(commit):
+            raise RevisionError(f"{field}: {commit!r} is not a full commit SHA")
+        remote = await self.remote(repo_url, project=project, field=field)
+        found = await self._fetch(remote, commit.lower())
+        cached = self._cache_of(remote.repo, remote.scope)
+        return parse_commit(await cached.commit_object(found, display=remote.repo.display))

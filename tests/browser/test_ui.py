@@ -131,6 +131,8 @@ def test_rollback_from_history(page: Page, sluice_up: Up) -> None:
     open_app(page, sluice_up, "waves", "history")
     rows = page.locator("table.history tbody tr")
     expect(rows).to_have_count(1, timeout=LIVE)
+    commit = page.locator("table.history td.commit").first
+    expect(commit).to_contain_text("Example apps for sluice up", timeout=LIVE)
     page.locator("button[data-history='0']").click()
     page.locator("dialog[open]").get_by_role("button", name="Roll back").click()
     expect(page.locator("dialog[open] .error")).to_contain_text("auto", timeout=LIVE)

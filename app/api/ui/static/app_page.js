@@ -117,6 +117,23 @@ function summary(app, windows, ctx, reload) {
   );
 }
 
+// Commit author and message by revision, read once per page (newest entries only).
+const METADATA_SHOWN = 10;
+const metadata = new Map();
+
+function commitCell(app, revision, index) {
+  const cell = h("td", { class: "commit" });
+  if (!revision || index >= METADATA_SHOWN) return cell;
+  if (!metadata.has(revision)) {
+    const path = api.appPath(app.metadata.namespace, app.metadata.name, `/revisions/${encodeURIComponent(revision)}/metadata`);
+    metadata.set(revision, api.get(path + api.appQuery(app.metadata.namespace)).catch((e) => ({ error: e.message })));
+  }
+  metadata.get(revision).then((m) =>
+    replace(cell, m.error ? h("span", { class: "muted", title: m.error }, "unknown") : [h("div", { class: "author" }, m.author), h("div", { class: "message" }, m.message.split("\n")[0])]),
+  );
+  return cell;
+}
+
 function historyTab(app, items, ctx, reload) {
   if (!items.length) return h("p", { class: "muted" }, "No deployment yet.");
   const auto = automated(app);
@@ -127,7 +144,7 @@ function historyTab(app, items, ctx, reload) {
     h(
       "table",
       { class: "history" },
-      h("thead", {}, h("tr", {}, ["ID", "Revision", "Deployed", "Initiated by", "Source", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, ["ID", "Revision", "Commit", "Deployed", "Initiated by", "Source", ""].map((c) => h("th", { scope: "col" }, c)))),
       h(
         "tbody",
         {},
@@ -140,6 +157,7 @@ function historyTab(app, items, ctx, reload) {
             {},
             h("td", {}, String(e.id)),
             h("td", { class: "mono" }, shortRev(e.revision || (e.revisions || []).join(", "))),
+            commitCell(app, e.revision || (e.revisions || [])[0], i),
             h("td", {}, when(e.deployedAt)),
             h("td", {}, e.initiatedBy ? e.initiatedBy.username || (e.initiatedBy.automated ? "auto-sync" : "") : ""),
             h("td", {}, src.repoURL ? [link(src.repoURL), src.path ? ` ${src.path}` : ""] : ""),

@@ -74,9 +74,12 @@ export function openResource(app, node, managed, ctx) {
     h("button", { type: "button", role: "tab", id: `rtab-${i}`, "aria-selected": String(i === 0), "data-tab": t }, t),
   );
   const tablist = h("div", { class: "tabs", role: "tablist", "aria-label": "Resource" }, buttons);
+  // The resource's entry in the last comparison; null when it has none (an owned object),
+  // a rejection (shown in the tab) when the comparison cannot be read now.
   const managedOne = (managed || Promise.resolve(null)).then((m) =>
-    m ? m.items.find((r) => r.kind === node.kind && r.name === node.name && (r.group || "") === node.group && (r.namespace || "") === node.namespace) : null,
-  ).catch(() => null);
+    m ? m.items.find((r) => r.kind === node.kind && r.name === node.name && (r.group || "") === node.group && (r.namespace || "") === node.namespace) || null : null,
+  );
+  managedOne.catch(() => {});
   const liveOne = () => api.get(api.appPath(app.metadata.namespace, app.metadata.name, "/resource") + resourceQuery(app, node));
 
   const show = async (index) => {
@@ -86,7 +89,7 @@ export function openResource(app, node, managed, ctx) {
     try {
       const tab = tabs[index];
       if (tab === "Summary") {
-        const m = await managedOne;
+        const m = await managedOne.catch(() => null);
         const actions = await actionsSection(app, node, ctx).catch(() => null);
         replace(
           panel,
@@ -103,7 +106,7 @@ export function openResource(app, node, managed, ctx) {
           actions ? [h("h3", {}, "Actions"), actions] : null,
         );
       } else if (tab === "Live manifest") {
-        const m = await managedOne;
+        const m = await managedOne.catch(() => null);
         replace(panel, pre(m ? m.liveState : (await liveOne()).manifest, "Live manifest"));
       } else if (tab === "Desired manifest") {
         const m = await managedOne;

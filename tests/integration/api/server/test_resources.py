@@ -3,9 +3,8 @@ manifest and the Kubernetes events of any object of the app's tree, a project's 
 
 from typing import Any
 
-from workers.runtime import Runtime
-
 from app.engine.redact import MASK
+from app.runtime.runtime import Runtime
 from app.store.tree import TreeNode
 from tests.integration.api.server.conftest import (
     REF,
@@ -17,6 +16,7 @@ from tests.integration.api.server.conftest import (
     seed_comparison,
     seed_project,
 )
+from tests.support.gitrepo import GitRepo
 
 
 async def test_managed_resources_give_both_manifests_and_both_diff_layouts(
@@ -129,3 +129,22 @@ async def test_project_windows_say_which_are_open_now(api: Client, runtime: Runt
     assert "timeZone" in shown[2]["problem"] and "Mars/Base" in shown[2]["problem"]
     missing = await api.get("/api/v1/projects/nobody/syncwindows", headers=auth())
     assert missing.status == 404
+
+
+async def test_revision_metadata_reads_the_commit(
+    api: Client, runtime: Runtime, git_repo: GitRepo
+) -> None:
+    commit = git_repo.commit({"deploy/cm.yaml": "kind: ConfigMap\n"}, message="Add <cm>\n\nwhy")
+    doc = application("shop")
+    doc["spec"]["source"]["repoURL"] = git_repo.url
+    await seed_app(runtime, doc)
+    path = f"/api/v1/applications/shop/revisions/{commit}/metadata"
+    response = await api.get(path, headers=auth())
+    assert response.status == 200, await response.text()
+    body = await response.json()
+    assert body["message"] == "Add <cm>\n\nwhy" and "<" in body["author"]
+    assert body["date"][:4].isdigit()
+    short = await api.get("/api/v1/applications/shop/revisions/abc123/metadata", headers=auth())
+    assert short.status == 400 and "full commit SHA" in (await short.json())["message"]
+    other = await api.get(path + "?sourceIndex=3", headers=auth())
+    assert other.status == 400
