@@ -12,14 +12,15 @@ authentication, the JSON-only rule for changes, and the request deadline.
   `Content-Type: application/json` (415 otherwise; webhooks excepted). Browsers cannot
   send that cross-site without a preflight, and a bearer token is never sent by a browser
   on its own. The session cookie is SameSite=Strict, and a request it authenticates that
-  changes something must come from this origin: one whose `Origin` (or `Sec-Fetch-Site`)
-  says another site sent it is refused (403).
+  changes something must come from this origin: one whose `Sec-Fetch-Site` says another
+  site sent it, or whose `Origin` names another host, is refused (403).
 - Deadline: a request (its cluster, Redis and NATS calls) gets `request_timeout` seconds;
   event streams are exempt (they are long-lived by design and send heartbeats).
 """
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
 
 import redis.exceptions
 from aiohttp import web
@@ -75,7 +76,8 @@ def _cross_site(request: web.Request) -> bool:
     origin = request.headers.get("Origin", "")
     if not origin:
         return False
-    return origin != f"{request.scheme}://{request.host}"
+    # The host only: behind a TLS-terminating proxy the scheme seen here is http.
+    return urlsplit(origin).netloc != request.host
 
 
 def _from_cluster(e: cluster_errors.ClusterError) -> errors.ApiError:
