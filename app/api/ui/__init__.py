@@ -8,6 +8,6 @@ Content-Security-Policy (`static_files.SECURITY_HEADERS`): scripts and styles fr
 origin only, no inline script or style, no framing, connections to this origin only.
 """
 
-from app.api.ui.static_files import SECURITY_HEADERS, routes
+from app.api.ui.static_files import routes
 
-__all__ = ["SECURITY_HEADERS", "routes"]
+__all__ = ["routes"]
