@@ -1,11 +1,11 @@
-"""Who may see and change what: app lookup, token scope, and the project's limits.
+"""Who may see and change which app: lookup, RBAC on the app, and the project's limits.
 
-- An app outside the token's projects, outside the namespaces Sluice manages, or absent
-  from the registry gets the same answer, word for word: `application ns/name not found`
-  (THREATS.md, existence probing).
-- A read-only token may not change anything (403); projects themselves may only be
-  changed by a token for every project (a scoped token could otherwise widen its own
-  project).
+- An app the caller may not `get` (Argo CD's RBAC, `authz.py`), outside the namespaces
+  Sluice manages, or absent from the registry gets the same answer, word for word:
+  `application ns/name not found` (THREATS.md, existence probing). An app the caller may
+  see but not act on in the way asked: 403 `permission denied: ...`.
+- The RBAC object of an app is `<project>/<name>` (`<project>/<namespace>/<name>` outside
+  the control-plane namespace), with the project the app has now, as stored.
 - An Application written through the API is checked against its AppProject before
   anything is written, as the sync engine checks every object later: source repos,
   destination, the app's namespace (`sourceNamespaces`) and the destination cluster.
@@ -13,18 +13,16 @@
 
 from typing import Any
 
+from app.api import authz
 from app.api.errors import BadRequest, Forbidden, NotFound
 from app.api.routes import Call
-from app.cluster.errors import NotFound as ClusterNotFound
 from app.engine import project as rules
-from app.model import project as project_model
+from app.engine.rbac import names
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.runtime.clusters import UnknownDestination
 from app.runtime.runtime import Runtime
-
-PROJECT_API_VERSION = project_model.API_VERSION
 
 
 def control_namespace(rt: Runtime) -> str:
@@ -52,55 +50,36 @@ def not_found(ref: AppRef) -> NotFound:
     return NotFound(f"application {ref} not found")
 
 
-async def find_app(call: Call[Any, Any], ref: AppRef) -> Application:
-    """The registered app, if this token may see it; the same 404 otherwise."""
+def app_object(call: Call[Any, Any], app: Application) -> str:
+    """The app's RBAC object: `project/name`, or `project/namespace/name`."""
+    return names.app_object(
+        app.spec.project or "default", app.namespace, app.name, control_namespace(call.rt)
+    )
+
+
+async def may(call: Call[Any, Any], app: Application, action: str) -> bool:
+    """Whether the caller may do `action` on the app's `applications` object."""
+    return await authz.allowed(call, names.APPLICATIONS, action, app_object(call, app))
+
+
+async def find_app(call: Call[Any, Any], ref: AppRef, action: str = names.GET) -> Application:
+    """The registered app, if the caller may get it (the same 404 otherwise) and do
+    `action` on it (403 otherwise)."""
     if not managed_namespace(call.rt, ref.namespace):
         raise not_found(ref)
     app = await call.rt.apps.get(ref)
-    if app is None or not call.principal.sees(app.spec.project):
+    if app is None or not await may(call, app, names.GET):
         raise not_found(ref)
+    if action != names.GET:
+        await authz.require(call, names.APPLICATIONS, action, app_object(call, app))
     return app
 
 
-async def named_app(call: Call[Any, Any]) -> tuple[AppRef, Application]:
-    """The app the path's `{name}` and the `appNamespace` query name, if this token may
-    see it; the same 404 otherwise."""
+async def named_app(call: Call[Any, Any], action: str) -> tuple[AppRef, Application]:
+    """The app the path's `{name}` and the `appNamespace` query name, if the caller may
+    get it (the same 404 otherwise) and do `action` on it (403 otherwise)."""
     ref = app_ref(call, call.path("name"), call.query.app_namespace)
-    return ref, await find_app(call, ref)
-
-
-def require_write(call: Call[Any, Any]) -> None:
-    if call.principal.read_only:
-        raise Forbidden(f"token {call.principal.name!r} is read-only; it may not change anything")
-
-
-def require_all_projects(call: Call[Any, Any]) -> None:
-    require_write(call)
-    if "*" not in call.principal.projects:
-        raise Forbidden(
-            f"token {call.principal.name!r} is limited to projects "
-            f"{', '.join(call.principal.projects)}; only a token for every project may "
-            "change AppProjects"
-        )
-
-
-def require_project(call: Call[Any, Any], project: str) -> None:
-    if not call.principal.sees(project):
-        raise Forbidden(
-            f"token {call.principal.name!r} may not use project {project!r} (it is limited "
-            f"to {', '.join(call.principal.projects) or 'no project'})"
-        )
-
-
-async def load_project(rt: Runtime, name: str) -> AppProject | None:
-    """The AppProject as the cluster holds it; Argo CD's permissive `default` if absent."""
-    try:
-        doc = await rt.control_plane.get(
-            PROJECT_API_VERSION, project_model.KIND, name, namespace=control_namespace(rt)
-        )
-    except ClusterNotFound:
-        return AppProject.default() if name == "default" else None
-    return AppProject.from_dict(doc, source=f"AppProject {name}")
+    return ref, await find_app(call, ref, action)
 
 
 def _sources_field(app: Application, index: int) -> str:
@@ -110,14 +89,13 @@ def _sources_field(app: Application, index: int) -> str:
 async def check_application(call: Call[Any, Any], app: Application) -> AppProject:
     """The app's project, once the app is within it; 400/403 naming the field otherwise."""
     project_name = app.spec.project or "default"
-    require_project(call, project_name)
     if not managed_namespace(call.rt, app.namespace):
         raise BadRequest(
             f"metadata.namespace: Sluice does not manage Applications in namespace "
             f"{app.namespace!r}; use {control_namespace(call.rt)!r} or a namespace matching "
             "--application-namespaces"
         )
-    project = await load_project(call.rt, project_name)
+    project = await authz.load_project(call.rt, project_name)
     if project is None:
         raise BadRequest(
             f"spec.project: project {project_name!r} does not exist in namespace "

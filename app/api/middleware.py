@@ -6,8 +6,10 @@ authentication, the JSON-only rule for changes, and the request deadline.
   route and answered 500 without details (never a traceback to the client).
 - Authentication: every route but the public ones (health, webhook, sign-in, the web UI's
   files) needs `Authorization: Bearer <token>`, or the web UI's session cookie holding a
-  token (`handlers/session.py`); a missing, unknown or expired token is 401, whatever
-  the path, so probing for routes without a token learns nothing.
+  token (`handlers/session.py`), checked by `authn.py`; a missing, unknown, expired or
+  revoked token is 401, whatever the path, so probing for routes without a token learns
+  nothing. What the caller may then do is decided by each handler against its object
+  (`authz.py`), the same for the web UI as for any client.
 - CSRF: POST, PUT and PATCH, and a DELETE with a body, must send
   `Content-Type: application/json` (415 otherwise; webhooks excepted). Browsers cannot
   send that cross-site without a preflight, and a bearer token is never sent by a browser
@@ -27,8 +29,10 @@ from aiohttp import web
 
 from app import log
 from app.api import errors
+from app.api.auth_state import AUTH
+from app.api.authn import authenticate
 from app.api.metrics import API_REQUESTS
-from app.api.routes import PRINCIPAL, ROUTE_TABLE, SETTINGS, Route
+from app.api.routes import PRINCIPAL, ROUTE_TABLE, RUNTIME, SETTINGS, Route
 from app.api.tokens import SESSION_COOKIE, Refused
 from app.api.webhooks import PATH as WEBHOOK_PATH
 from app.bus.errors import BusError
@@ -172,7 +176,12 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
             "(the CLI reads --token or SLUICE_TOKEN; the web UI signs in at /)"
         )
     try:
-        principal = request.app[SETTINGS].tokens.authenticate(presented.strip())
+        principal = await authenticate(
+            request.app[RUNTIME],
+            request.app[AUTH],
+            request.app[SETTINGS].tokens,
+            presented.strip(),
+        )
     except Refused as e:
         logger.info("api.unauthenticated", route=route_name(request), reason=str(e))
         raise errors.Unauthorized(str(e)) from None

@@ -18,9 +18,9 @@ from typing import Any, Generic, TypeVar
 from aiohttp import web
 
 from app.api.errors import BadRequest, PayloadTooLarge
+from app.api.identity import NOBODY, Identity
 from app.api.schema import DecodeError, decode, decode_query, fields_of, open_ended
 from app.api.settings import ApiSettings
-from app.api.tokens import Principal
 from app.model import codec
 from app.model.errors import SpecError
 from app.runtime.runtime import Runtime
@@ -28,10 +28,8 @@ from app.runtime.runtime import Runtime
 Q = TypeVar("Q")
 B = TypeVar("B")
 
-PRINCIPAL = web.RequestKey("principal", Principal)
-"""Request key of the authenticated `Principal` (set by the auth middleware)."""
-NOBODY = Principal("anonymous", projects=(), read_only=True)
-"""The principal of a public route's request: sees no project, may change nothing."""
+PRINCIPAL = web.RequestKey("principal", Identity)
+"""Request key of the authenticated `Identity` (set by the auth middleware)."""
 RUNTIME = web.AppKey("runtime", Runtime)
 SETTINGS = web.AppKey("settings", ApiSettings)
 
@@ -43,7 +41,7 @@ class Call(Generic[Q, B]):
     request: web.Request
     rt: Runtime
     settings: ApiSettings
-    principal: Principal
+    principal: Identity
     query: Q
     body: B
 

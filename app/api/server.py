@@ -12,6 +12,7 @@ from aiohttp import web
 from redis.exceptions import RedisError
 
 from app import log
+from app.api.auth_state import AUTH, AuthState
 from app.api.handlers import (
     applications,
     diff,
@@ -114,6 +115,23 @@ def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
     app[RUNTIME] = rt
     app[SETTINGS] = settings
     app[ROUTE_TABLE] = {route.operation_id: route for route in declared}
+    auth = AuthState(
+        rt.control_plane,
+        rt.settings.control_plane.namespace,
+        rt.settings.control_plane.settings_configmap,
+        settings,
+        settings.tokens.rules(),
+    )
+    app[AUTH] = auth
+
+    async def start_auth(_app: web.Application) -> None:
+        await auth.start()
+
+    async def stop_auth(_app: web.Application) -> None:
+        await auth.stop()
+
+    app.on_startup.append(start_auth)
+    app.on_cleanup.append(stop_auth)
     app[system.OPENAPI] = document(declared)
     app[system.METRICS] = Snapshot(rt, settings.metrics_min_interval)
     streams = stream.OpenStreams()
@@ -125,8 +143,8 @@ def build_app(rt: Runtime, settings: ApiSettings) -> web.Application:
     if not len(settings.tokens):
         logger.warning(
             "api.no_tokens",
-            reason="no API tokens are configured: every request but health and webhooks is "
-            "refused; set SLUICE_API_TOKENS or SLUICE_API_TOKEN_FILE",
+            reason="no API tokens are configured: only local accounts' and project roles' "
+            "tokens are accepted; set SLUICE_API_TOKENS or SLUICE_API_TOKEN_FILE",
         )
     return app
 

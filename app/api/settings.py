@@ -1,7 +1,8 @@
 """API server settings: where it listens, who may call it, and its limits.
 
 Environment: `SLUICE_API_ADDRESS`, `SLUICE_API_PORT`, `SLUICE_API_TOKENS`,
-`SLUICE_API_TOKEN_FILE` (see `tokens.py`), `SLUICE_API_MAX_BODY_BYTES`,
+`SLUICE_API_TOKEN_FILE` (see `tokens.py`), `SLUICE_RBAC_CONFIGMAP`, `SLUICE_ARGOCD_SECRET`
+(see `auth_state.py`), `SLUICE_API_MAX_BODY_BYTES`,
 `SLUICE_API_REQUEST_TIMEOUT`; webhook secrets and limits as `app.api.webhooks.settings`
 describes.
 """
@@ -32,6 +33,12 @@ class ApiSettings:
     """Port to listen on (`SLUICE_API_PORT`); 0 picks a free one. Default 8080."""
     tokens: TokenSet = field(default_factory=lambda: TokenSet([]))
     """Accepted bearer tokens; none configured means every request is refused (401)."""
+    rbac_configmap: str = "argocd-rbac-cm"
+    """ConfigMap in the control-plane namespace holding the RBAC policy, in Argo CD's format
+    (`SLUICE_RBAC_CONFIGMAP`; default Argo CD's own `argocd-rbac-cm`)."""
+    secret_name: str = "argocd-secret"  # noqa: S105 - the Secret's name
+    """Secret holding the token signing key and account tokens (`SLUICE_ARGOCD_SECRET`;
+    default Argo CD's own `argocd-secret`)."""
     webhooks: WebhookSettings = field(default_factory=WebhookSettings)
     """Secrets and limits of `POST /api/webhook`."""
     max_body_bytes: int = 2 * MIB
@@ -71,6 +78,8 @@ class ApiSettings:
             address=e.get("SLUICE_API_ADDRESS", base.address).strip() or base.address,
             port=int(number("SLUICE_API_PORT", base.port, 0, 65535)),
             tokens=token_set,
+            rbac_configmap=e.get("SLUICE_RBAC_CONFIGMAP", "").strip() or base.rbac_configmap,
+            secret_name=e.get("SLUICE_ARGOCD_SECRET", "").strip() or base.secret_name,
             webhooks=webhooks,
             max_body_bytes=int(
                 number("SLUICE_API_MAX_BODY_BYTES", base.max_body_bytes, 1024, 64 * MIB)

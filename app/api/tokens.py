@@ -10,6 +10,13 @@ JSON) can scope tokens:
         projects: ["team-a-*"]        # project globs (default: every project)
         readOnly: true                # GET only (default false)
         expiresAt: "2027-01-01T00:00:00Z"
+        groups: ["org:ci"]            # groups for argocd-rbac-cm lines (as OIDC groups)
+
+Each token is a subject of Sluice's RBAC (`app.engine.rbac`) under its name, with the
+policy lines `rules` generates from its fields: every project and not read-only is
+`role:admin`, read-only `role:readonly`; limited to projects, it may get (read-only) or
+do anything to (otherwise) the applications of those projects, and get the projects.
+argocd-rbac-cm lines naming the token or its groups apply to it too.
 
 A presented token is hashed and compared with every configured digest in constant time
 (`hmac.compare_digest`, no early exit), so timing reveals neither which token nor how much
@@ -29,7 +36,9 @@ from typing import Any
 
 import yaml
 
-from app.engine.project import glob_match
+from app.engine.rbac import names as n
+from app.engine.rbac.builtin import ADMIN, READONLY
+from app.engine.rbac.policy import Rule, allow, member
 from app.model.timestamps import format_time, parse_time
 
 MAX_TOKEN_FILE_BYTES = 1 << 20
@@ -49,15 +58,33 @@ class TokenConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who a token speaks for, and what it may touch."""
+    """Who a configured token speaks for, and what it may touch."""
 
     name: str
     projects: tuple[str, ...] = ("*",)
-    """Globs of the projects whose apps this token sees; others do not exist for it."""
+    """Globs of the projects whose apps this token may use; others do not exist for it."""
     read_only: bool = False
+    groups: tuple[str, ...] = ()
+    """Groups argocd-rbac-cm lines may name (standing for an OIDC token's groups claim)."""
 
-    def sees(self, project: str) -> bool:
-        return any(glob_match(pattern, project) for pattern in self.projects)
+    def rules(self) -> list[Rule]:
+        """The policy lines that give this token what its fields say."""
+        if self.projects == ("*",):
+            return [member(self.name, READONLY if self.read_only else ADMIN)]
+        found: list[Rule] = []
+        for pattern in self.projects:
+            apps = f"{pattern}/*"
+            found += [
+                allow(self.name, n.APPLICATIONS, n.GET, apps),
+                allow(self.name, n.LOGS, n.GET, apps),
+                allow(self.name, n.PROJECTS, n.GET, pattern),
+            ]
+            if not self.read_only:
+                found += [
+                    allow(self.name, n.APPLICATIONS, "*", apps),
+                    allow(self.name, n.APPLICATIONSETS, "*", apps),
+                ]
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +110,10 @@ class TokenSet:
 
     def __len__(self) -> int:
         return len(self.tokens)
+
+    def rules(self) -> list[Rule]:
+        """Every configured token's policy lines."""
+        return [rule for token in self.tokens for rule in token.principal.rules()]
 
     def authenticate(self, presented: str, now: dt.datetime | None = None) -> Principal:
         if not self.tokens:
@@ -148,16 +179,21 @@ def _expiry(value: Any, where: str) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-def _string_list(value: Any, where: str) -> tuple[str, ...]:
+def _string_list(value: Any, where: str, what: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise TokenConfigError(f"{where}: expected a non-empty list of project globs")
-    return tuple(value)
+        raise TokenConfigError(f"{where}: expected a non-empty list of {what}")
+    if any(v.startswith("!") or "," in v for v in value):
+        raise TokenConfigError(
+            f"{where}: a {what[:-1]} cannot start with `!` or hold a comma; deny with "
+            "argocd-rbac-cm lines instead"
+        )
+    return tuple(v.strip() for v in value)
 
 
 def _entry(doc: Any, where: str) -> Token:
     if not isinstance(doc, dict):
         raise TokenConfigError(f"{where}: expected a mapping with name and token or sha256")
-    unknown = set(doc) - {"name", "token", "sha256", "projects", "readOnly", "expiresAt"}
+    unknown = set(doc) - {"name", "token", "sha256", "projects", "readOnly", "expiresAt", "groups"}
     if unknown:
         raise TokenConfigError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     name = doc.get("name")
@@ -180,8 +216,15 @@ def _entry(doc: Any, where: str) -> Token:
     read_only = doc.get("readOnly", False)
     if not isinstance(read_only, bool):
         raise TokenConfigError(f"{where}.readOnly: expected true or false")
-    projects = _string_list(doc["projects"], f"{where}.projects") if "projects" in doc else ("*",)
-    principal = Principal(name.strip(), projects, read_only)
+    projects = (
+        _string_list(doc["projects"], f"{where}.projects", "project globs")
+        if "projects" in doc
+        else ("*",)
+    )
+    groups = _string_list(doc["groups"], f"{where}.groups", "groups") if "groups" in doc else ()
+    if "," in name or name.startswith("proj:"):
+        raise TokenConfigError(f"{where}.name: a name cannot hold a comma or start with proj:")
+    principal = Principal(name.strip(), projects, read_only, groups)
     return Token(principal, value, _expiry(doc.get("expiresAt"), where))
 
 

@@ -84,6 +84,11 @@ def glob_match(pattern: str, value: str, *, separator: str = "", negation: bool 
     return _compile_glob(pattern, separator).match(value) is not None
 
 
+def glob_regex(pattern: str) -> str:
+    """The regular expression `glob_match(pattern, value, negation=False)` applies."""
+    return ".*" if pattern == "*" else _compile_glob(pattern, "").pattern
+
+
 def normalize_repo_url(url: str) -> str:
     """A repo URL in the form projects compare: lower case, no `.git`, no trailing `/`,
     scp-style `git@host:org/repo` spelled `ssh://git@host/org/repo`."""

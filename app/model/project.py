@@ -63,6 +63,34 @@ class SyncWindow:
 
 
 @dataclass
+class JWTToken:
+    """A token issued for a project role (`proj role create-token`): its `iat`, `exp` and
+    `id` (the token's `jti`). Removing the entry revokes the token."""
+
+    iat: int = field(default=0, metadata={"keep_empty": True})
+    """Issued-at, Unix seconds."""
+    exp: int = 0
+    """Expiry, Unix seconds; 0 for a token that does not expire."""
+    id: str = ""
+    """The token's `jti` claim."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProjectRole:
+    """An entry of `spec.roles`: policies scoped to the project, for tokens and groups."""
+
+    name: str = ""
+    description: str = ""
+    policies: list[str] = field(default_factory=list)
+    """Casbin `p` lines whose subject is `proj:<project>:<role>`."""
+    jwt_tokens: list[JWTToken] = field(default_factory=list, metadata={"json": "jwtTokens"})
+    groups: list[str] = field(default_factory=list)
+    """Groups (OIDC group claims, or subjects) that hold this role."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class AppProjectSpec:
     source_repos: list[str] = field(default_factory=list)
     destinations: list[ProjectDestination] = field(default_factory=list)
@@ -72,7 +100,7 @@ class AppProjectSpec:
     namespace_resource_whitelist: list[GroupKindSpec] = field(default_factory=list)
     namespace_resource_blacklist: list[GroupKindSpec] = field(default_factory=list)
     source_namespaces: list[str] = field(default_factory=list)
-    roles: list[Any] = field(default_factory=list)
+    roles: list[ProjectRole] = field(default_factory=list)
     sync_windows: list[SyncWindow] = field(default_factory=list)
     orphaned_resources: dict[str, Any] | None = None
     signature_keys: list[Any] = field(default_factory=list)

@@ -9,13 +9,14 @@ and checked against its project before anything is written.
 from typing import Any
 
 from app import log
-from app.api import access
+from app.api import access, authz
 from app.api.errors import BadRequest, Conflict
 from app.api.handlers import writes
 from app.api.routes import Call, Route
 from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
+from app.engine.rbac import names
 from app.model import application as model
 from app.model.annotations import RESOURCES_FINALIZER
 from app.model.app_spec import ApplicationDestination, ApplicationSpec
@@ -45,11 +46,11 @@ async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
     chosen = [
         app
         for app in await call.rt.apps.all()
-        if call.principal.sees(app.spec.project)
-        and access.managed_namespace(call.rt, app.namespace)
+        if access.managed_namespace(call.rt, app.namespace)
         and (not q.app_namespace or app.namespace == q.app_namespace)
         and (not q.project or app.spec.project in q.project)
         and selector.matches(app.metadata.labels)
+        and await access.may(call, app, names.GET)
     ]
     items = [
         app
@@ -62,7 +63,7 @@ async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
 
 
 async def get_application(call: Call[AppQuery, None]) -> Application:
-    _, app = await access.named_app(call)
+    _, app = await access.named_app(call, names.GET)
     return (await with_status(call, [app]))[0]
 
 
@@ -79,8 +80,8 @@ def _prepared(call: Call[Any, Any], app: Application) -> Application:
 
 
 async def create_application(call: Call[CreateQuery, Application]) -> Application:
-    access.require_write(call)
     app = _prepared(call, call.body)
+    await authz.require(call, names.APPLICATIONS, names.CREATE, access.app_object(call, app))
     await access.check_application(call, app)
     log_ = logger.bind(app=f"{app.namespace}/{app.name}", principal=call.principal.name)
     try:
@@ -97,8 +98,9 @@ async def create_application(call: Call[CreateQuery, Application]) -> Applicatio
     return Application.from_dict(created)
 
 
-async def _current(call: Call[Any, Any], app: Application) -> dict[str, Any]:
-    """The Application as the cluster holds it, if this token may see it (404 otherwise)."""
+async def _current(call: Call[Any, Any], app: Application, action: str) -> dict[str, Any]:
+    """The Application as the cluster holds it, if the caller may get it (404 otherwise)
+    and do `action` on it, as its project is now (403 otherwise)."""
     ref = access.app_ref(call, app.name, app.namespace)
     try:
         doc = await call.rt.control_plane.get(
@@ -110,15 +112,19 @@ async def _current(call: Call[Any, Any], app: Application) -> dict[str, Any]:
         current = Application.from_dict(doc)
     except SpecError:
         current = None
-    if current is not None and not call.principal.sees(current.spec.project):
+    if current is None:
+        await authz.require(call, names.APPLICATIONS, action, "*/*", hidden=access.not_found(ref))
+        return doc
+    if not await access.may(call, current, names.GET):
         raise access.not_found(ref)
+    await authz.require(call, names.APPLICATIONS, action, access.app_object(call, current))
     return doc
 
 
 async def _replace(call: Call[Any, Any], app: Application) -> Application:
     written = await writes.replace(
         call,
-        await _current(call, app),
+        await _current(call, app, names.UPDATE),
         writes.writable(app.to_dict()),
         app.metadata.resource_version,
         f"application {app.namespace}/{app.name}",
@@ -127,7 +133,6 @@ async def _replace(call: Call[Any, Any], app: Application) -> Application:
 
 
 async def update_application(call: Call[AppQuery, Application]) -> Application:
-    access.require_write(call)
     app = call.body
     name = call.path("name")
     namespace = call.query.app_namespace or access.control_namespace(call.rt)
@@ -140,7 +145,8 @@ async def update_application(call: Call[AppQuery, Application]) -> Application:
         )
     app.metadata.namespace = namespace
     _prepared(call, app)
-    await _current(call, app)
+    await _current(call, app, names.UPDATE)
+    await authz.require(call, names.APPLICATIONS, names.UPDATE, access.app_object(call, app))
     await access.check_application(call, app)
     updated = await _replace(call, app)
     logger.info("api.application_updated", app=f"{namespace}/{name}", principal=call.principal.name)
@@ -148,13 +154,12 @@ async def update_application(call: Call[AppQuery, Application]) -> Application:
 
 
 async def delete_application(call: Call[DeleteQuery, None]) -> Result:
-    access.require_write(call)
     ref = access.app_ref(call, call.path("name"), call.query.app_namespace)
     probe = Application(
         metadata=ObjectMeta(name=ref.name, namespace=ref.namespace),
         spec=ApplicationSpec(destination=ApplicationDestination()),
     )
-    doc = await _current(call, probe)
+    doc = await _current(call, probe, names.DELETE)
     meta = doc.get("metadata") or {}
     finalizers = [f for f in meta.get("finalizers") or [] if f != RESOURCES_FINALIZER]
     if call.query.cascade:

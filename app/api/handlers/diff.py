@@ -16,6 +16,7 @@ from app.api.routes import Call, Route
 from app.api.shapes import AppQuery, DiffResponse, ResourceDiff
 from app.engine.compare import ComparisonResult, ResourceComparison, compare
 from app.engine.diff import render_diff
+from app.engine.rbac import names
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.resource import KubeObject
@@ -72,7 +73,7 @@ async def current_comparison(call: Call[AppQuery, None]) -> Comparison:
     """The comparison of the app the path names, re-run on the inputs of the last one;
     409 or 503 saying what to do when those inputs are no longer (or not yet) known."""
     rt = call.rt
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.GET)
     if rt.system.not_ready:
         raise Unavailable(rt.system.not_ready)
     stored = await rt.status.read_status(ref)

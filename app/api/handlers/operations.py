@@ -32,6 +32,7 @@ from app.bus.publish import publish
 from app.cluster.errors import UnknownKind
 from app.engine import project as rules
 from app.engine.history import RollbackError, rollback_operation
+from app.engine.rbac import names
 from app.engine.sync_windows import evaluate
 from app.model.app_spec import Backoff, RetryStrategy
 from app.model.application import Application
@@ -157,8 +158,7 @@ async def _start(
 
 
 async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarted:
-    access.require_write(call)
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.SYNC)
     project = await access.check_application(call, app)
     _check_windows(ref, app, project, "sync")
     await _check_resources(call, app, project, call.body)
@@ -166,8 +166,7 @@ async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarte
 
 
 async def rollback_application(call: Call[AppQuery, RollbackRequest]) -> OperationStarted:
-    access.require_write(call)
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.SYNC)
     project = await access.check_application(call, app)
     _check_windows(ref, app, project, "roll back")
     app.status.history = await call.rt.history.load(ref)
@@ -185,8 +184,7 @@ async def rollback_application(call: Call[AppQuery, RollbackRequest]) -> Operati
 
 
 async def terminate_operation(call: Call[AppQuery, None]) -> Result:
-    access.require_write(call)
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.SYNC)
     if not await request_termination(call.rt, app):
         raise Conflict(f"no operation is in progress on application {ref}; nothing to terminate")
     logger.info("api.termination_requested", app=str(ref), principal=call.principal.name)
@@ -194,7 +192,7 @@ async def terminate_operation(call: Call[AppQuery, None]) -> Result:
 
 
 async def refresh_application(call: Call[RefreshQuery, Empty]) -> Result:
-    ref, _ = await access.named_app(call)
+    ref, _ = await access.named_app(call, names.GET)
     level = RefreshLevel.FORCE if call.query.hard else RefreshLevel.LATEST
     kind = "hard refresh" if call.query.hard else "refresh"
     await publish(

@@ -1,21 +1,22 @@
 """`/api/v1/projects`: AppProject CRUD, through the control-plane cluster.
 
-A token sees the projects its globs match (others are 404, like missing ones); only a
-token for every project may create, change or delete one. A project that apps still use
-cannot be deleted (409 naming how many), as in Argo CD.
+RBAC (`projects` get/create/update/delete on the project's name): a project the caller
+may not get is 404, like a missing one, and lists leave it out. A project that apps
+still use cannot be deleted (409 naming how many), as in Argo CD.
 """
 
 import re
 from typing import Any
 
 from app import log
-from app.api import access
+from app.api import access, authz
 from app.api.errors import BadRequest, Conflict, NotFound
 from app.api.handlers import writes
 from app.api.routes import Call, Route
 from app.api.shapes import NAME_MAX, NAME_PATTERN, ProjectList, Result
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
+from app.engine.rbac import names
 from app.model import project as model
 from app.model.errors import SpecError
 from app.model.project import AppProject
@@ -46,14 +47,21 @@ async def list_projects(call: Call[None, None]) -> ProjectList:
         model.API_VERSION, model.KIND, namespace=access.control_namespace(call.rt)
     )
     projects = [p for p in (_parse(d) for d in found.items) if p is not None]
-    visible = [p for p in projects if call.principal.sees(p.name)]
+    visible = [p for p in projects if await authz.allowed(call, names.PROJECTS, names.GET, p.name)]
     return ProjectList(sorted(visible, key=lambda p: p.name))
 
 
-async def _current(call: Call[Any, Any], name: str) -> dict[str, Any]:
+async def visible(call: Call[Any, Any], name: str, action: str = names.GET) -> None:
+    """Go on if the caller may get the project (404 otherwise) and do `action` (403)."""
     _check_name(name, "name")
-    if not call.principal.sees(name):
-        raise _not_found(name)
+    await authz.require(call, names.PROJECTS, names.GET, name, hidden=_not_found(name))
+    if action != names.GET:
+        await authz.require(call, names.PROJECTS, action, name)
+
+
+async def current(call: Call[Any, Any], name: str, action: str = names.GET) -> dict[str, Any]:
+    """The project as the cluster holds it, if the caller may get it and do `action`."""
+    await visible(call, name, action)
     try:
         return await call.rt.control_plane.get(
             model.API_VERSION, model.KIND, name, namespace=access.control_namespace(call.rt)
@@ -65,9 +73,9 @@ async def _current(call: Call[Any, Any], name: str) -> dict[str, Any]:
 async def get_project(call: Call[None, None]) -> AppProject:
     name = call.path("name")
     try:
-        doc = await _current(call, name)
+        doc = await current(call, name)
     except NotFound:
-        if name == "default" and call.principal.sees(name):
+        if name == "default" and await authz.allowed(call, names.PROJECTS, names.GET, name):
             return AppProject.default()
         raise
     project = _parse(doc)
@@ -89,8 +97,8 @@ def _document(call: Call[Any, Any], project: AppProject) -> dict[str, Any]:
 
 
 async def create_project(call: Call[None, AppProject]) -> AppProject:
-    access.require_all_projects(call)
     doc = _document(call, call.body)
+    await authz.require(call, names.PROJECTS, names.CREATE, call.body.name)
     try:
         created = await call.rt.control_plane.create(doc)
     except ClusterConflict:
@@ -100,23 +108,21 @@ async def create_project(call: Call[None, AppProject]) -> AppProject:
 
 
 async def update_project(call: Call[None, AppProject]) -> AppProject:
-    access.require_all_projects(call)
     name = call.path("name")
     if call.body.name != name:
         raise BadRequest(f"metadata.name: {call.body.name!r} does not match the path's {name!r}")
-    current = await _current(call, name)
+    stored = await current(call, name, names.UPDATE)
     wanted = _document(call, call.body)
     written = await writes.replace(
-        call, current, wanted, call.body.metadata.resource_version, f"project {name}"
+        call, stored, wanted, call.body.metadata.resource_version, f"project {name}"
     )
     logger.info("api.project_updated", project=name, principal=call.principal.name)
     return AppProject.from_dict(written)
 
 
 async def delete_project(call: Call[None, None]) -> Result:
-    access.require_all_projects(call)
     name = call.path("name")
-    await _current(call, name)
+    await current(call, name, names.DELETE)
     users = [a for a in await call.rt.apps.all() if a.spec.project == name]
     if users:
         raise Conflict(

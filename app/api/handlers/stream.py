@@ -10,8 +10,8 @@ so a client that reconnects with `Last-Event-ID` (what EventSource does by itsel
 every event after the last it saw, and nothing twice. Without it, or `?after=`, the
 stream starts with events that happen from now on. A comment `: ready` follows the
 subscription (a client may start what it wants to watch once it sees it), and
-`: keepalive` every `heartbeat` seconds of silence. A token limited to some projects
-sees only the events of apps in them.
+`: keepalive` every `heartbeat` seconds of silence. A caller sees only the events of
+apps it may `get`.
 """
 
 import asyncio
@@ -22,11 +22,12 @@ from dataclasses import asdict
 from aiohttp import web
 
 from app import log
-from app.api import access, eventlog
+from app.api import access, authz, eventlog
 from app.api.errors import BadRequest, Unavailable
 from app.api.routes import Call, Route
 from app.api.shapes import StreamQuery
 from app.bus.events import StoredEvent
+from app.engine.rbac import names
 from app.model.identity import AppRef
 
 logger = log.get("api")
@@ -36,22 +37,20 @@ _PROJECT_TTL = 5.0
 
 
 class _Visibility:
-    """Whether the principal may see an app's events (projects looked up, briefly cached)."""
+    """Whether the caller may get an app, to see its events (briefly cached per app)."""
 
     def __init__(self, call: Call[StreamQuery, None]) -> None:
         self._call = call
-        self._all = "*" in call.principal.projects
         self._seen: dict[AppRef, tuple[float, bool]] = {}
 
     async def allows(self, app: AppRef) -> bool:
-        if self._all:
-            return True
         cached = self._seen.get(app)
         now = time.monotonic()
         if cached is not None and now - cached[0] < _PROJECT_TTL:
             return cached[1]
         found = await self._call.rt.apps.get(app)
-        visible = found is not None and self._call.principal.sees(found.spec.project)
+        visible = found is not None and await access.may(self._call, found, names.GET)
+        self._call.request.pop(authz.POLICIES, None)
         self._seen[app] = (now, visible)
         return visible
 

@@ -11,9 +11,10 @@ among the assigned ones and makes `canSync` false with `message` naming the fiel
 import datetime as dt
 from collections.abc import Iterable
 
-from app.api import access
+from app.api import access, authz
 from app.api.routes import Call, Route
 from app.api.shapes import ApplicationSyncWindow, ApplicationSyncWindowsResponse, AppQuery
+from app.engine.rbac import names
 from app.engine.sync_windows import evaluate, selecting
 from app.model.project import SyncWindow
 
@@ -23,9 +24,9 @@ def _shown(windows: Iterable[SyncWindow]) -> list[ApplicationSyncWindow]:
 
 
 async def sync_windows(call: Call[AppQuery, None]) -> ApplicationSyncWindowsResponse:
-    _, app = await access.named_app(call)
+    _, app = await access.named_app(call, names.GET)
     name = app.spec.project or "default"
-    project = await access.load_project(call.rt, name)
+    project = await authz.load_project(call.rt, name)
     if project is None:
         return ApplicationSyncWindowsResponse(
             [],

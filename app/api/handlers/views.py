@@ -15,17 +15,18 @@ from app.api.shapes import (
     HistoryResponse,
     TreeResponse,
 )
+from app.engine.rbac import names
 from app.model import codec
 
 
 async def resource_tree(call: Call[AppQuery, None]) -> TreeResponse:
-    ref, _ = await access.named_app(call)
+    ref, _ = await access.named_app(call, names.GET)
     nodes = await call.rt.tree.load(ref)
     return TreeResponse([dict(node) for node in nodes or []])
 
 
 async def history(call: Call[AppQuery, None]) -> web.Response:
-    ref, _ = await access.named_app(call)
+    ref, _ = await access.named_app(call, names.GET)
     entries = await call.rt.history.load(ref)
     # Argo CD writes `id` even when it is 0; the model codec leaves zeros out.
     items: list[dict[str, Any]] = [codec.encode(e) | {"id": e.id} for e in entries]
@@ -33,7 +34,7 @@ async def history(call: Call[AppQuery, None]) -> web.Response:
 
 
 async def recent_events(call: Call[EventsQuery, None]) -> EventList:
-    ref, _ = await access.named_app(call)
+    ref, _ = await access.named_app(call, names.GET)
     found = await eventlog.recent(call.rt.bus, ref, call.query.limit)
     return EventList([EventEntry(e.seq, str(e.app), e.type.value, asdict(e.event)) for e in found])
 

@@ -76,7 +76,8 @@ async def test_read_only_token_changes_nothing(api: Client, runtime: Runtime) ->
     await seed_app(runtime, application("shop"))
     response = await api.post("/api/v1/applications/shop/sync", json={}, headers=auth(READER))
     assert response.status == 403
-    assert "read-only" in (await response.json())["message"]
+    message = (await response.json())["message"]
+    assert message == "permission denied: applications, sync, default/shop, sub: reader"
     assert await runtime.operations.load(AppRef("sluice", "shop")) is None
 
 

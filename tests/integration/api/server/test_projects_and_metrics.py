@@ -46,7 +46,8 @@ async def test_default_project_exists_without_a_resource(api: Client) -> None:
 async def test_scoped_tokens_cannot_change_projects(api: Client) -> None:
     response = await api.post("/api/v1/projects", json=project("team-a-x"), headers=auth(TEAM_A))
     assert response.status == 403
-    assert "every project" in (await response.json())["message"]
+    message = (await response.json())["message"]
+    assert message == "permission denied: projects, create, team-a-x, sub: team-a"
     hidden = await api.get("/api/v1/projects/default", headers=auth(TEAM_A))
     assert hidden.status == 404
 

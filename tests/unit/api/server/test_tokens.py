@@ -8,6 +8,8 @@ import pytest
 
 from app.api import tokens
 from app.api.tokens import Refused, TokenConfigError
+from app.engine.rbac.enforcer import Caller, Enforcer
+from app.engine.rbac.policy import RbacConfig
 
 GOOD = "0123456789abcdef0123"
 
@@ -44,7 +46,12 @@ def test_file_tokens_scope_and_expiry(tmp_path: Path) -> None:
     )
     loaded = tokens.load({"SLUICE_API_TOKEN_FILE": str(file)})
     principal = loaded.authenticate(GOOD, now=dt.datetime(2029, 1, 1, tzinfo=dt.UTC))
-    assert principal.read_only and principal.sees("team-a-shop") and not principal.sees("b")
+    assert principal.read_only and principal.projects == ("team-a-*",)
+    enforcer = Enforcer(RbacConfig(), loaded.rules())
+    ci = Caller("ci")
+    assert enforcer.allows(ci, "applications", "get", "team-a-shop/web")
+    assert not enforcer.allows(ci, "applications", "sync", "team-a-shop/web")
+    assert not enforcer.allows(ci, "applications", "get", "b/web")
     with pytest.raises(Refused, match="expired"):
         loaded.authenticate(GOOD, now=dt.datetime(2030, 1, 2, tzinfo=dt.UTC))
     with pytest.raises(Refused, match="invalid bearer token"):
@@ -63,6 +70,9 @@ def test_file_tokens_scope_and_expiry(tmp_path: Path) -> None:
             f"tokens: [{{name: a, token: {GOOD}, admin: true}}]", "unknown field", id="typo"
         ),
         pytest.param("[1, 2]", "`tokens` list", id="not a mapping"),
+        pytest.param(
+            f"tokens: [{{name: a, token: {GOOD}, projects: ['!prod']}}]", "deny", id="negation"
+        ),
         pytest.param(
             f"tokens: [{{name: a, token: {GOOD}, expiresAt: soon}}]", "RFC 3339", id="bad time"
         ),

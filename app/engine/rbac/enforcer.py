@@ -1,0 +1,166 @@
+"""The decision: may this caller do this action on this object?
+
+Argo CD's casbin model, evaluated by the `casbin` library:
+
+    r = sub, res, act, obj            p = sub, res, act, obj, eft        g = _, _
+    e = some(where (p.eft == allow)) && !some(where (p.eft == deny))
+    m = g(r.sub, p.sub) && match(r.res, p.res) && match(r.act, p.act) && match(r.obj, p.obj)
+
+`match` is Argo CD's glob (`*` matches any text, `/` included) or, with
+`policy.matchMode: regex`, a regular expression that must match the whole value.
+
+The order of checks is Argo CD's (`rbacpolicy.EnforceClaims`):
+
+1. The default role (`policy.default`): if it allows, the answer is yes; a deny line for
+   the caller cannot take that away.
+2. A project role's subject asking about an object of its own project: that project's
+   role policy decides (with the global lines); about another project's object: no.
+3. The caller's subject, then each of its groups, each on its own: any that is allowed
+   (with no deny among its own matching lines) makes it yes.
+
+Lines of the request's project roles join the global lines for that request, as Argo
+CD's runtime policy does, so a group listed in a role gets the role's grants. One casbin
+enforcer is kept per project policy version (the global lines alone for requests that
+are about no project), rebuilt when the policy changes.
+"""
+
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import casbin
+from casbin.model import Model
+from casbin.persist.adapter import Adapter
+
+from app.engine.project import glob_match
+from app.engine.rbac.builtin import builtin_rules
+from app.engine.rbac.names import project_of
+from app.engine.rbac.policy import MatchMode, RbacConfig, Rule
+from app.engine.rbac.project_roles import ProjectPolicy, parse_role_subject
+
+MODEL = """
+[request_definition]
+r = sub, res, act, obj
+
+[policy_definition]
+p = sub, res, act, obj, eft
+
+[role_definition]
+g = _, _
+
+[policy_effect]
+e = some(where (p.eft == allow)) && !some(where (p.eft == deny))
+
+[matchers]
+m = g(r.sub, p.sub) && patternMatch(r.res, p.res) && patternMatch(r.act, p.act) \
+&& patternMatch(r.obj, p.obj)
+"""
+MAX_GROUPS = 256
+"""Groups of one caller considered (claims are bounded before they get here)."""
+CACHED_POLICIES = 256
+"""Project policies whose enforcer is kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asks: the RBAC subject and the token's claims (where groups come from)."""
+
+    subject: str
+    claims: Mapping[str, Any] = field(default_factory=dict)
+
+
+def groups(claims: Mapping[str, Any], scopes: Sequence[str]) -> tuple[str, ...]:
+    """The values of the claims `scopes` names (a string or a list of strings each)."""
+    found: list[str] = []
+    for scope in scopes:
+        value = claims.get(scope)
+        values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        found.extend(v for v in values if isinstance(v, str) and v and v not in found)
+    return tuple(found[:MAX_GROUPS])
+
+
+def _glob(value: str, pattern: str) -> bool:
+    return glob_match(pattern, value, negation=False)
+
+
+@lru_cache(maxsize=4096)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _full_regex(value: str, pattern: str) -> bool:
+    return _regex(pattern).fullmatch(value) is not None
+
+
+class _Rows(Adapter):  # type: ignore[misc]  # casbin ships no type hints
+    """Policy lines handed to casbin as it asks for them (a read-only adapter)."""
+
+    def __init__(self, rows: Iterable[tuple[str, ...]]) -> None:
+        self._rows = list(rows)
+
+    def load_policy(self, model: Any) -> None:
+        for kind, *values in self._rows:
+            model.add_policy(kind, kind, list(values))
+
+
+class Enforcer:
+    """One version of the policy in force: built-in, operator and generated lines."""
+
+    def __init__(self, config: RbacConfig, generated: Sequence[Rule] = ()) -> None:
+        self.config = config
+        self._base = (*builtin_rules(), *config.rules, *generated)
+        self._match = _full_regex if config.match_mode is MatchMode.REGEX else _glob
+        self._enforcers: OrderedDict[str, Any] = OrderedDict()
+
+    def _rows(self, rules: Iterable[Rule]) -> list[tuple[str, ...]]:
+        mode = self.config.match_mode
+        return [(rule.kind, *rule.patterns(mode)) for rule in rules]
+
+    def _enforcer(self, project: ProjectPolicy | None) -> Any:
+        key = f"{project.project}\n{project.key}" if project is not None else ""
+        found = self._enforcers.get(key)
+        if found is not None:
+            self._enforcers.move_to_end(key)
+            return found
+        rules = self._base if project is None else (*self._base, *project.rules)
+        model = Model()
+        model.load_model_from_text(MODEL)
+        enforcer = casbin.Enforcer(model, _Rows(self._rows(rules)))
+        enforcer.add_function("patternMatch", self._match)
+        self._enforcers[key] = enforcer
+        if len(self._enforcers) > CACHED_POLICIES:
+            self._enforcers.popitem(last=False)
+        return enforcer
+
+    def allows(
+        self,
+        caller: Caller,
+        resource: str,
+        action: str,
+        obj: str,
+        project: ProjectPolicy | None = None,
+    ) -> bool:
+        """Whether `caller` may do `action` on `resource` `obj`; `project` is the policy of
+        the project the object belongs to (`names.project_of`), if it has one."""
+        enforcer = self._enforcer(project)
+        default = self.config.default_role
+        if default and enforcer.enforce(default, resource, action, obj):
+            return True
+        role = parse_role_subject(caller.subject)
+        if role is not None and project is not None:
+            return role[0] == project.project and bool(
+                enforcer.enforce(caller.subject, resource, action, obj)
+            )
+        if enforcer.enforce(caller.subject, resource, action, obj):
+            return True
+        return any(
+            enforcer.enforce(group, resource, action, obj)
+            for group in groups(caller.claims, self.config.scopes)
+        )
+
+    def project_needed(self, resource: str, obj: str) -> str:
+        """The project whose role policy a request about `obj` needs ("" for none)."""
+        return project_of(resource, obj)
