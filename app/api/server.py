@@ -14,10 +14,13 @@ from redis.exceptions import RedisError
 from app import log
 from app.api.auth_state import AUTH, AuthState
 from app.api.handlers import (
+    accounts,
     applications,
+    clusters,
     diff,
     operations,
     project_windows,
+    project_roles,
     projects,
     repositories,
     resources,
@@ -61,7 +64,10 @@ def routes() -> list[Route]:
         *sync_windows.ROUTES,
         *projects.ROUTES,
         *project_windows.ROUTES,
+        *project_roles.ROUTES,
         *repositories.ROUTES,
+        *accounts.ROUTES,
+        *clusters.ROUTES,
         *stream.ROUTES,
         *system.ROUTES,
     ]

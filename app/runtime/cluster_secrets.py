@@ -50,7 +50,7 @@ RETRY_DELAY = 1.0
 MAX_RETRY_DELAY = 60.0
 
 
-def _auth(credentials: ClusterCredentials) -> str:
+def credential_kind(credentials: ClusterCredentials) -> str:
     """Which kind of credentials a cluster uses, for logs (never the credentials)."""
     if credentials.exec_provider is not None:
         return "exec"
@@ -195,7 +195,7 @@ class ClusterSecretsSource:
             secret=ref,
             cluster=record.display_name,
             server=record.server,
-            auth=_auth(record.credentials),
+            auth=credential_kind(record.credentials),
             namespaces=list(record.namespaces),
         )
         await self._changed(change)

@@ -1,0 +1,326 @@
+"""RBAC against the live API: who, action, object, allowed? with argocd-rbac-cm, local
+accounts, a token file with groups, and project roles' JWTs (issued, expired, revoked)."""
+
+import base64
+import datetime as dt
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from app.api.auth_state import AUTH
+from app.api.server import build_app
+from app.api.settings import ApiSettings
+from app.api.tokens import Principal, Token, TokenSet, digest
+from app.engine.rbac import jwt_tokens
+from app.runtime.runtime import Runtime
+from tests.integration.api.server.conftest import (
+    ADMIN,
+    NAMESPACE,
+    Client,
+    application,
+    auth,
+    project,
+    seed_app,
+    seed_project,
+)
+from tests.support.waiting import eventually
+
+DAVE = "dave-token-0123456789abcdef"
+POLICY = """
+# accounts and roles
+p, alice, applications, get, team-a/*, allow
+p, alice, applications, sync, team-a/*, allow
+p, alice, applications, get, team-a/secret, deny
+p, alice, projects, get, default, deny
+g, bob, role:team-a-dev
+p, role:team-a-dev, applications, get, team-a/*, allow
+p, role:team-a-dev, applications, sync, team-a/*, allow
+g, org:ops, role:viewer
+p, role:viewer, applications, get, team-*/*, allow
+p, role:default, projects, get, default, allow
+"""
+ACCOUNTS = {
+    "accounts.alice": "apiKey",
+    "accounts.bob": "apiKey, login",
+    "accounts.carol": "apiKey",
+    "accounts.erin": "apiKey",
+}
+CI_POLICIES = [
+    "p, proj:team-a:ci, applications, get, team-a/*, allow",
+    "p, proj:team-a:ci, applications, sync, team-a/*, allow",
+    "p, proj:team-a:ci, applications, delete, team-b/*, allow",
+]
+
+
+async def write(rt: Runtime, kind: str, name: str, data: dict[str, str]) -> None:
+    await rt.control_plane.replace(
+        {
+            "apiVersion": "v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "data": data,
+        }
+    )
+
+
+@pytest.fixture
+async def rbac(runtime: Runtime) -> AsyncIterator[Client]:
+    await runtime.control_plane.apply(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    )
+    await write(
+        runtime,
+        "ConfigMap",
+        "argocd-rbac-cm",
+        {"policy.csv": POLICY, "policy.default": "role:default"},
+    )
+    await write(runtime, "ConfigMap", "argocd-cm", ACCOUNTS)
+    tokens = TokenSet(
+        [
+            Token(Principal("admin"), digest(ADMIN)),
+            Token(Principal("dave", projects=("nothing",), groups=("org:ops",)), digest(DAVE)),
+        ]
+    )
+    client = TestClient(TestServer(build_app(runtime, ApiSettings(tokens=tokens))))
+    await client.start_server()
+    await seed_project(runtime, project("team-a", roles=[{"name": "ci", "policies": CI_POLICIES}]))
+    await seed_project(runtime, project("team-b"))
+    for name, proj in (
+        ("web", "team-a"),
+        ("docs", "team-a"),
+        ("secret", "team-a"),
+        ("api", "team-b"),
+        ("shop", "default"),
+    ):
+        await seed_app(runtime, application(name, project=proj))
+    yield client
+    await client.close()
+
+
+async def account_token(api: Client, name: str, **body: Any) -> str:
+    response = await api.post(f"/api/v1/account/{name}/token", json=body, headers=auth())
+    assert response.status == 201, await response.text()
+    return str((await response.json())["token"])
+
+
+async def project_token(api: Client, role: str = "ci", **body: Any) -> dict[str, Any]:
+    response = await api.post(
+        f"/api/v1/projects/team-a/roles/{role}/token", json=body, headers=auth()
+    )
+    assert response.status == 201, await response.text()
+    answer: dict[str, Any] = await response.json()
+    return answer
+
+
+BODIES = {
+    "/api/v1/projects": project("new"),
+    "/api/v1/projects/team-a": project("team-a"),
+}
+
+
+async def call(api: Client, token: str, method: str, path: str) -> int:
+    body = BODIES.get(path, {}) if method in ("POST", "PUT") else None
+    response = await api.request(method, path, json=body, headers=auth(token))
+    return response.status
+
+
+APPS = "/api/v1/applications"
+TABLE = [
+    # who, method, path, status
+    ("alice", "GET", f"{APPS}/web", 200),
+    ("alice", "POST", f"{APPS}/web/sync", 202),
+    ("alice", "DELETE", f"{APPS}/web", 403),
+    ("alice", "GET", f"{APPS}/secret", 404),  # deny line: as if it did not exist
+    ("alice", "GET", f"{APPS}/api", 404),
+    ("alice", "POST", f"{APPS}/api/sync", 404),
+    ("alice", "GET", "/api/v1/projects/default", 200),  # the default role beats a deny
+    ("alice", "GET", "/api/v1/projects/team-a", 404),
+    ("bob", "GET", f"{APPS}/secret", 200),  # g line: bob holds role:team-a-dev
+    ("bob", "POST", f"{APPS}/secret/sync", 202),
+    ("bob", "GET", f"{APPS}/shop", 404),
+    ("dave", "GET", f"{APPS}/api", 200),  # his group's glob team-*/*
+    ("dave", "GET", f"{APPS}/web", 200),
+    ("dave", "POST", f"{APPS}/web/sync", 403),
+    ("dave", "GET", f"{APPS}/shop", 404),
+    ("erin", "GET", "/api/v1/projects/default", 200),  # default role only
+    ("erin", "GET", f"{APPS}/shop", 404),
+    ("erin", "POST", "/api/v1/projects", 403),
+    ("ci", "POST", f"{APPS}/docs/sync", 202),  # project role token
+    ("ci", "GET", "/api/v1/projects/team-a", 200),  # every role may get its project
+    ("ci", "DELETE", f"{APPS}/web", 403),
+    ("ci", "DELETE", f"{APPS}/api", 404),  # its line naming team-b/* is ignored
+    ("ci", "GET", f"{APPS}/shop", 404),
+    ("ci", "PUT", "/api/v1/projects/team-a", 403),
+]
+
+
+async def test_policy_table(rbac: Client) -> None:
+    tokens = {name: await account_token(rbac, name) for name in ("alice", "bob", "erin")}
+    tokens["dave"] = DAVE
+    tokens["ci"] = (await project_token(rbac))["token"]
+    results = [
+        (who, method, path, await call(rbac, tokens[who], method, path))
+        for who, method, path, _ in TABLE
+    ]
+    assert results == TABLE
+
+
+async def _names(api: Client, token: str, path: str) -> list[str]:
+    found = await (await api.get(path, headers=auth(token))).json()
+    return [item["metadata"]["name"] for item in found["items"]]
+
+
+async def test_lists_hold_only_what_the_caller_may_get(rbac: Client) -> None:
+    alice = await account_token(rbac, "alice")
+    ci = (await project_token(rbac))["token"]
+    assert await _names(rbac, alice, APPS) == ["docs", "web"]
+    assert await _names(rbac, DAVE, APPS) == ["api", "docs", "secret", "web"]
+    assert await _names(rbac, ci, APPS) == ["docs", "secret", "web"]
+    assert await _names(rbac, ADMIN, APPS) == ["api", "docs", "secret", "shop", "web"]
+    assert await _names(rbac, ci, "/api/v1/projects") == ["team-a"]
+    assert await _names(rbac, alice, "/api/v1/projects") == []
+    assert await _names(rbac, ADMIN, "/api/v1/projects") == ["team-a", "team-b"]
+
+
+async def test_denied_and_missing_answer_alike(rbac: Client) -> None:
+    alice = await account_token(rbac, "alice")
+    denied = await rbac.post(f"{APPS}/api/sync", json={}, headers=auth(alice))
+    missing = await rbac.post(f"{APPS}/apx/sync", json={}, headers=auth(alice))
+    assert denied.status == missing.status == 404
+    assert (await denied.json())["message"].replace("api", "X") == (
+        (await missing.json())["message"].replace("apx", "X")
+    )
+
+
+async def test_can_i_answers_as_the_routes_decide(rbac: Client) -> None:
+    alice = await account_token(rbac, "alice")
+
+    async def can(action: str, resource: str, obj: str) -> str:
+        path = f"/api/v1/account/can-i/{resource}/{quote(action, safe='')}/{quote(obj, safe='')}"
+        response = await rbac.get(path, headers=auth(alice))
+        return str((await response.json())["value"])
+
+    assert await can("sync", "applications", "team-a/web") == "yes"
+    assert await can("delete", "applications", "team-a/web") == "no"
+    assert await can("get", "applications", "team-a/secret") == "no"
+    assert await can("action/apps/Deployment/restart", "applications", "team-a/web") == "no"
+
+
+async def _key(rt: Runtime) -> bytes:
+    secret = await rt.control_plane.get("v1", "Secret", "argocd-secret", namespace=NAMESPACE)
+    return base64.b64decode(secret["data"]["server.secretkey"])
+
+
+async def test_expired_project_token_is_refused(rbac: Client, runtime: Runtime) -> None:
+    past = dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)
+    token, claims = jwt_tokens.issue(
+        "proj:team-a:ci", await _key(runtime), now=past, expires_in=60, token_id="old"
+    )
+    doc = await runtime.control_plane.get(
+        "argoproj.io/v1alpha1", "AppProject", "team-a", namespace=NAMESPACE
+    )
+    doc["spec"]["roles"][0]["jwtTokens"] = [
+        {"iat": claims["iat"], "exp": claims["exp"], "id": "old"}
+    ]
+    await runtime.control_plane.replace(doc)
+    response = await rbac.get(f"{APPS}/web", headers=auth(token))
+    assert response.status == 401
+    assert "expired" in (await response.json())["message"]
+
+
+async def test_revoked_project_token_is_refused(rbac: Client) -> None:
+    issued = await project_token(rbac, expiresIn=3600)
+    assert await call(rbac, issued["token"], "GET", f"{APPS}/web") == 200
+    project = await (await rbac.get("/api/v1/projects/team-a", headers=auth())).json()
+    recorded = project["spec"]["roles"][0]["jwtTokens"]
+    assert recorded == [{"iat": issued["issuedAt"], "exp": issued["expiresAt"], "id": issued["id"]}]
+    gone = await rbac.delete(
+        f"/api/v1/projects/team-a/roles/ci/token/{issued['issuedAt']}", headers=auth()
+    )
+    assert gone.status == 200, await gone.text()
+    response = await rbac.get(f"{APPS}/web", headers=auth(issued["token"]))
+    assert response.status == 401
+    assert "revoked" in (await response.json())["message"]
+
+
+async def test_forged_token_is_refused(rbac: Client) -> None:
+    token, _ = jwt_tokens.issue(
+        "admin:apiKey",
+        b"not-the-key-but-32-bytes-long-ok",
+        now=dt.datetime.now(dt.UTC),
+        token_id="x",
+    )
+    assert await call(rbac, token, "GET", APPS) == 401
+
+
+async def test_disabled_and_revoked_accounts_are_refused(rbac: Client, runtime: Runtime) -> None:
+    carol = await account_token(rbac, "carol")
+    assert await call(rbac, carol, "GET", APPS) == 200
+    await write(runtime, "ConfigMap", "argocd-cm", {**ACCOUNTS, "accounts.carol.enabled": "false"})
+
+    async def refused() -> bool:
+        return await call(rbac, carol, "GET", APPS) == 401
+
+    await eventually(refused, what="carol's token refused once her account is disabled")
+    alice = await account_token(rbac, "alice")
+    info = await (await rbac.get("/api/v1/account/alice", headers=auth())).json()
+    token_id = info["tokens"][-1]["id"]
+    gone = await rbac.delete(f"/api/v1/account/alice/token/{token_id}", headers=auth())
+    assert gone.status == 200
+    assert await call(rbac, alice, "GET", APPS) == 401
+
+
+async def test_policy_followed_live_and_regex_mode(rbac: Client, runtime: Runtime) -> None:
+    erin = await account_token(rbac, "erin")
+    assert await call(rbac, erin, "GET", f"{APPS}/api") == 404
+    await write(
+        runtime,
+        "ConfigMap",
+        "argocd-rbac-cm",
+        {
+            "policy.matchMode": "regex",
+            "policy.csv": "p, erin, applications, (get|sync), team-(a|b)/(web|api), allow\n",
+        },
+    )
+    state = rbac.server.app[AUTH]
+
+    async def regex_in_force() -> bool:
+        return state.enforcer.config.match_mode.value == "regex"
+
+    await eventually(regex_in_force, what="the regex policy in force")
+    assert await call(rbac, erin, "GET", f"{APPS}/api") == 200
+    assert await call(rbac, erin, "GET", f"{APPS}/secret") == 404
+    assert await call(rbac, erin, "GET", f"{APPS}/shop") == 404
+    assert await call(rbac, erin, "DELETE", f"{APPS}/web") == 403
+    assert await call(rbac, ADMIN, "DELETE", f"{APPS}/shop") == 200  # built-in admin, still glob
+
+
+async def test_a_bad_policy_is_refused_and_the_last_stays(rbac: Client, runtime: Runtime) -> None:
+    alice = await account_token(rbac, "alice")
+    await write(runtime, "ConfigMap", "argocd-rbac-cm", {"policy.csv": "p, alice, applications"})
+    await write(
+        runtime,
+        "ConfigMap",
+        "argocd-rbac-cm",
+        {"policy.csv": POLICY + "p, alice, applications, get, team-b/*, allow\n"},
+    )
+    assert await eventually(lambda: _status(rbac, alice, f"{APPS}/api", 200))
+    assert await call(rbac, alice, "GET", f"{APPS}/web") == 200
+
+
+async def _status(api: Client, token: str, path: str, wanted: int) -> bool:
+    return await call(api, token, "GET", path) == wanted
+
+
+async def test_userinfo_names_the_caller_and_groups(rbac: Client) -> None:
+    response = await rbac.get("/api/v1/session/userinfo", headers=auth(DAVE))
+    assert await response.json() == {
+        "loggedIn": True,
+        "username": "dave",
+        "iss": "",
+        "groups": ["org:ops"],
+        "kind": "token",
+    }
