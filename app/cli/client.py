@@ -1,8 +1,10 @@
 """The CLI's side of the REST API: connection flags, requests, the event stream, exit codes.
 
-`--server` (or `SLUICE_SERVER`, default `http://127.0.0.1:8080`) and `--token` (or
-`SLUICE_TOKEN`, else the token `sluice up` keeps in `<state dir>/api-token`) say where and
-as whom. Every failure becomes a `CliError` carrying the server's own message (a `Status`
+`--server` (or `SLUICE_SERVER`, else the current context of `sluice login`, else
+`http://127.0.0.1:8080`) and `--token` (or `SLUICE_TOKEN`, else the context's token, else
+the token `sluice up` keeps in `<state dir>/api-token`) say where and as whom. A stored
+token only ever goes to the server it was stored for (`config.py`). Every failure
+becomes a `CliError` carrying the server's own message (a `Status`
 says what to do) and an exit code scripts can use:
 
     0  done (or: condition met, no differences)
@@ -19,9 +21,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import aiohttp
+
+from app.cli import config
 
 OK = 0
 NO = 1
@@ -57,16 +61,38 @@ def add_connection_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=None, help="bearer token (SLUICE_TOKEN)")
 
 
-def _token(args: argparse.Namespace) -> str:
-    if args.token:
-        return str(args.token)
-    if os.environ.get("SLUICE_TOKEN"):
-        return os.environ["SLUICE_TOKEN"]
+def _local_token() -> str:
     local = Path(os.environ.get("SLUICE_STATE_DIR", ".sluice")) / "api-token"
     try:
         return local.read_text().strip()
     except OSError:
         return ""
+
+
+def _loopback(server: str) -> bool:
+    """Whether `server` is on this machine (where `sluice up` keeps its token)."""
+    host = urlsplit(server).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def target(args: argparse.Namespace) -> tuple[str, str]:
+    """The server and token a command uses (see the module's docstring for the order)."""
+    try:
+        context = config.load().current_context
+    except config.ConfigError as e:
+        raise CliError(str(e)) from None
+    server = (
+        getattr(args, "server", None)
+        or os.environ.get("SLUICE_SERVER")
+        or (context.server if context else "")
+        or DEFAULT_SERVER
+    ).rstrip("/")
+    token = getattr(args, "token", None) or os.environ.get("SLUICE_TOKEN", "")
+    if not token and context is not None and context.server.rstrip("/") == server:
+        token = context.token
+    if not token and _loopback(server):
+        token = _local_token()
+    return server, str(token)
 
 
 @dataclass(frozen=True)
@@ -101,8 +127,7 @@ class Api:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "Api":
-        server = args.server or os.environ.get("SLUICE_SERVER") or DEFAULT_SERVER
-        return cls(server, _token(args))
+        return cls(*target(args))
 
     async def __aenter__(self) -> "Api":
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}

@@ -20,6 +20,10 @@ COMMAND_MODULES = (
     "app.cli.apps",
     "app.cli.events",
     "app.cli.repos",
+    "app.cli.projects",
+    "app.cli.accounts",
+    "app.cli.clusters",
+    "app.cli.login",
 )
 
 
