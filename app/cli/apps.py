@@ -2,7 +2,9 @@
 
 This module registers the command group and the commands that ask once and print
 (list, get, create, delete, refresh, diff, history, sync-windows, terminate); `follow.py` adds the
-ones that follow an operation or a condition (sync, rollback, wait).
+ones that follow an operation or a condition (sync, rollback, wait), `app_changes.py` the
+ones that change the spec (set, unset, edit), `app_resources.py` the ones about the app's
+resources (manifests, resources, patch-resource, delete-resource, logs).
 """
 
 import argparse
@@ -15,7 +17,7 @@ from urllib.parse import quote
 
 import yaml
 
-from app.cli import follow
+from app.cli import app_changes, app_resources, follow
 from app.cli.client import NO, OK, Api, CliError, add_connection_flags, app_path, app_query
 from app.cli.output import add_output_flag, console, dump, say, table
 from app.cli.running import runner
@@ -374,3 +376,10 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         run=runner(terminate_app)
     )
     follow.register(lambda name, help_: _named(commands, name, help_, common))
+    app_changes.register(lambda name, help_: _named(commands, name, help_, plain))
+    wide = argparse.ArgumentParser(add_help=False)
+    add_connection_flags(wide)
+    wide.add_argument(
+        "-o", "--output", default="table", choices=("table", "wide", "json", "yaml", "name")
+    )
+    app_resources.register(lambda name, help_: _named(commands, name, help_, wide))

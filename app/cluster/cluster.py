@@ -193,6 +193,29 @@ class Cluster:
             obj: KubeObject = await self.transport.call("GET", path, target)
             return obj
 
+    async def pod_log(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        container: str = "",
+        tail_lines: int = 0,
+        time_limit: float | None = None,
+    ) -> str:
+        """What the cluster serves as a pod's log (`GET .../pods/NAME/log`), as text."""
+        target = self._target("get", "v1", "Pod", namespace, name)
+        query: list[tuple[str, str]] = []
+        if container:
+            query.append(("container", container))
+        if tail_lines:
+            query.append(("tailLines", str(tail_lines)))
+        async with self._resolved(target, time_limit) as rt:
+            path = object_path(rt, namespace, name, target, "log")
+            data: bytes = await self.transport.call(
+                "GET", path, target, query=query, accept="text/plain", raw=True
+            )
+            return data.decode(errors="replace")
+
     async def list(
         self,
         api_version: str,

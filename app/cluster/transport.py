@@ -141,9 +141,10 @@ class Transport:
         content_type: str = JSON,
         accept: str = JSON,
         time_limit: float | None = None,
+        raw: bool = False,
     ) -> Any:
-        """The decoded JSON answer of one request, within `time_limit` seconds (default:
-        `request_timeout`)."""
+        """The decoded JSON answer of one request (its bytes when `raw`), within
+        `time_limit` seconds (default: `request_timeout`)."""
         limit = time_limit if time_limit is not None else self._settings.request_timeout
         started = time.monotonic()
         client_timeout = aiohttp.ClientTimeout(
@@ -181,6 +182,8 @@ class Transport:
             raise error_for_status(
                 resp.status, data, target, retry_after=resp.headers.get("Retry-After")
             )
+        if raw:
+            return bytes(data)
         if not data:
             return {}
         try:

@@ -60,6 +60,20 @@ def _diff(resource: ResourceComparison) -> str:
     return ""
 
 
+async def desired(rt: Runtime, ref: AppRef, app: Application) -> tuple[list[str], list[KubeObject]]:
+    """The revisions of the app's last comparison and its desired objects at them (the
+    cached render); 409 saying what to do when there are none."""
+    stored = await rt.status.read_status(ref)
+    sync = stored.status.sync if stored is not None else None
+    revisions = (list(sync.revisions) or [sync.revision]) if sync is not None else []
+    if not any(revisions):
+        raise Conflict(
+            f"application {ref} has not been compared yet; refresh it "
+            f"(sluice app refresh {ref.name}) and retry"
+        )
+    return revisions, await _targets(rt, app, revisions)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The app's last comparison, made again: which app, which revisions, the result."""
@@ -76,15 +90,7 @@ async def current_comparison(call: Call[AppQuery, None]) -> Comparison:
     ref, app = await access.named_app(call, names.GET)
     if rt.system.not_ready:
         raise Unavailable(rt.system.not_ready)
-    stored = await rt.status.read_status(ref)
-    sync = stored.status.sync if stored is not None else None
-    revisions = (list(sync.revisions) or [sync.revision]) if sync is not None else []
-    if not any(revisions):
-        raise Conflict(
-            f"application {ref} has not been compared yet; refresh it "
-            f"(sluice app refresh {ref.name}) and retry"
-        )
-    targets = await _targets(rt, app, revisions)
+    revisions, targets = await desired(rt, ref, app)
     live = await rt.live.read(ref)
     if not live.warm:
         raise Unavailable(f"the live state of application {ref} is not known yet: {live.reason}")

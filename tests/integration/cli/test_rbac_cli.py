@@ -34,9 +34,16 @@ class Sluice:
     url: str
     config: Path
 
-    async def run(self, *args: str, token: str = "", server: bool = False, stdin: str = "") -> Done:
-        """The CLI with only the config file (and the token/server given) to go on."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
+    async def run(
+        self,
+        *args: str,
+        token: str = "",
+        server: bool = False,
+        stdin: str = "",
+        env: dict[str, str] | None = None,
+    ) -> Done:
+        """The CLI with only the config file (and the token/server, `env`) to go on."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")} | (env or {})
         env |= {
             "SLUICE_CONFIG": str(self.config),
             "SLUICE_LOG_LEVEL": "warning",
