@@ -2,11 +2,14 @@
 
 What it decides, and why:
 
-- **Who may do what** (`tokens.py`, `access.py`): bearer tokens from configuration only,
-  compared in constant time, optionally limited to projects and to reading. An app a
-  token may not see is answered exactly like a missing one. An Application or sync
-  written through the API is checked against its AppProject (sources, destination,
-  namespaces, kinds) before anything is written, as the sync engine checks it later.
+- **Who may do what** (`authn.py`, `authz.py`, `auth_state.py`, `access.py`): a bearer
+  token is a configured one (`tokens.py`, compared in constant time) or a signed token of
+  a local account or project role, still on record; Argo CD's RBAC (`app.engine.rbac`,
+  argocd-rbac-cm followed live) decides every request against the object it acts on. An
+  object the caller may not get is answered exactly like a missing one. An Application
+  or sync written through the API is checked against its AppProject (sources,
+  destination, namespaces, kinds) before anything is written, as the sync engine checks
+  it later.
 - **What a request may look like** (`shapes.py`, `schema.py`, `routes.py`): every route
   declares its query, body and response as dataclasses; the server decodes strictly into
   them (an unknown or ill-typed field is a 400 naming it) and the OpenAPI document
