@@ -26,6 +26,7 @@ from aiohttp import web
 from app import log
 from app.api.settings import ApiSettings
 from app.cluster import Cluster
+from app.cluster.errors import ClusterError
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
 from app.engine.rbac.accounts import SECRET_KEY, Accounts, AccountToken, parse_accounts
@@ -79,7 +80,15 @@ class AuthState:
                 await self.stop()
                 raise RuntimeError(f"{e}. Fix it (kubectl edit) and start the API again") from None
         if self.secret.ready and not self.signing_key:
-            await self._make_key()
+            try:
+                await self._make_key()
+            except ClusterError as e:
+                logger.warning(
+                    "api.signing_key_missing",
+                    secret=self.secret.origin,
+                    reason=f"cannot write it yet ({e}); it is written when a token is first "
+                    "issued, and signed tokens are refused until then",
+                )
 
     async def stop(self) -> None:
         for followed in (self._rbac, self._cm, self.secret):
@@ -115,6 +124,12 @@ class AuthState:
         self._secret = decoded(data)
         self.signing_key = self._secret.get(SECRET_KEY, "").encode()
         self._accounts()
+
+    async def key(self) -> bytes:
+        """The signing key, written into the Secret first if there is none yet."""
+        if not self.signing_key:
+            await self._make_key()
+        return self.signing_key
 
     async def _make_key(self) -> None:
         key = base64.b64encode(secrets.token_bytes(KEY_BYTES)).decode()

@@ -91,7 +91,7 @@ async def create_token(call: Call[None, TokenRequest]) -> TokenResponse:
     state = call.request.app[AUTH]
     token, claims = jwt_tokens.issue(
         f"{account.name}:{API_KEY}",
-        state.signing_key,
+        await state.key(),
         now=dt.datetime.now(dt.UTC),
         expires_in=call.body.expires_in,
         token_id=token_id,

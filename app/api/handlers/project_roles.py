@@ -64,7 +64,7 @@ async def create_token(call: Call[None, TokenRequest]) -> TokenResponse:
     token_id = call.body.id or str(uuid.uuid4())
     token, claims = jwt_tokens.issue(
         role_subject(project, role),
-        call.request.app[AUTH].signing_key,
+        await call.request.app[AUTH].key(),
         now=dt.datetime.now(dt.UTC),
         expires_in=call.body.expires_in,
         token_id=token_id,
