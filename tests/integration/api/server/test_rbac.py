@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from app.api.auth_state import AUTH
-from app.api.server import build_app
+from app.api.server import build_app, routes
 from app.api.settings import ApiSettings
 from app.api.tokens import Principal, Token, TokenSet, digest
 from app.engine.rbac import jwt_tokens
@@ -324,3 +324,68 @@ async def test_userinfo_names_the_caller_and_groups(rbac: Client) -> None:
         "groups": ["org:ops"],
         "kind": "token",
     }
+
+
+OPEN_TO_EVERY_CALLER = {"canI", "getUserInfo", "openapi", "metrics", "healthz", "readyz"}
+"""Routes any authenticated caller may use: they show nothing about objects."""
+LISTS = {"listApplications", "listProjects", "listClusters", "listAccounts"}
+PARAMS = {
+    "name": "web",
+    "project": "team-a",
+    "role": "ci",
+    "iat": "1",
+    "id": "x",
+    "server": quote("https://kubernetes.default.svc", safe=""),
+    "resource": "applications",
+    "action": "get",
+    "object": "team-a%2Fweb",
+}
+
+
+async def test_every_route_refuses_a_caller_with_no_grant(rbac: Client, runtime: Runtime) -> None:
+    """erin holds only the default role (get on project default): no route but the open ones
+    answers her with anything, and every list is empty (the stream is left to test_stream)."""
+    await write(runtime, "ConfigMap", "argocd-rbac-cm", {"policy.csv": ""})
+    state = rbac.server.app[AUTH]
+    await eventually(lambda: _no_default(state), what="the empty policy in force")
+    erin = await account_token(rbac, "erin")
+    for route in routes():
+        if route.public or route.streaming or route.operation_id in OPEN_TO_EVERY_CALLER:
+            continue
+        params = PARAMS | ({"name": "team-a"} if route.tag == "projects" else {})
+        path = route.path
+        for param in route.path_params:
+            path = path.replace("{" + param + "}", params[param])
+        body = VALID_BODIES.get(route.operation_id, route.example)
+        if body is None and route.body is not None:
+            body = {}
+        response = await rbac.request(
+            route.method,
+            path,
+            json=body,
+            params=QUERIES.get(route.operation_id),
+            headers=auth(erin),
+        )
+        what = f"{route.operation_id} {route.method} {path}"
+        if route.operation_id in LISTS:
+            assert response.status == 200, what
+            assert (await response.json())["items"] == [], what
+        else:
+            assert response.status in (403, 404), f"{what}: {response.status}"
+
+
+VALID_BODIES: dict[str, Any] = {
+    "updateApplication": application("web", project="team-a"),
+    "rollbackApplication": {"id": 0},
+    "patchResource": {"patch": "{}"},
+    "createProject": project("new"),
+    "updateProject": project("team-a"),
+}
+QUERIES = {
+    "patchResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
+    "deleteResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
+}
+
+
+async def _no_default(state: Any) -> bool:
+    return not state.enforcer.config.default_role and not state.enforcer.config.rules
