@@ -15,7 +15,8 @@ JSON) can scope tokens:
 Each token is a subject of Sluice's RBAC (`app.engine.rbac`) under its name, with the
 policy lines `rules` generates from its fields: every project and not read-only is
 `role:admin`, read-only `role:readonly`; limited to projects, it may get (read-only) or
-do anything to (otherwise) the applications of those projects, and get the projects.
+do anything to (otherwise) the applications and repositories of those projects, and get
+the projects.
 argocd-rbac-cm lines naming the token or its groups apply to it too.
 
 A presented token is hashed and compared with every configured digest in constant time
@@ -78,11 +79,13 @@ class Principal:
                 allow(self.name, n.APPLICATIONS, n.GET, apps),
                 allow(self.name, n.LOGS, n.GET, apps),
                 allow(self.name, n.PROJECTS, n.GET, pattern),
+                allow(self.name, n.REPOSITORIES, n.GET, apps),
             ]
             if not self.read_only:
                 found += [
                     allow(self.name, n.APPLICATIONS, "*", apps),
                     allow(self.name, n.APPLICATIONSETS, "*", apps),
+                    allow(self.name, n.REPOSITORIES, "*", apps),
                 ]
         return found
 

@@ -12,9 +12,10 @@ clients send it. Every answer about a repository carries its connection state, f
 ls-remote with exactly that Secret's credentials (`Repositories.validate`), Argo CD's
 "Connection Status": `Successful`, or `Failed` with the reason (redacted).
 
-Who may do what: a repository scoped to a project is seen and changed by tokens for that
-project; unscoped repositories and templates are seen by every token and changed only by
-a token for every project (they reach every project's apps).
+Who may do what is Argo CD's RBAC on `repositories` (get, create, update, delete), whose
+object is the repository URL, `<project>/<url>` for a repository scoped to a project, and
+the URL prefix for a credential template. A repository or template the caller may not
+get is answered as unregistered, and lists leave it out.
 """
 
 import asyncio
@@ -23,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from app import log
-from app.api import access
+from app.api import access, authz
 from app.api.errors import BadRequest, Conflict, NotFound
 from app.api.repo_shapes import (
     ConnectionState,
@@ -37,6 +38,7 @@ from app.api.repo_shapes import (
 from app.api.routes import Call, Route
 from app.api.shapes import Result
 from app.cluster.errors import Conflict as ClusterConflict
+from app.engine.rbac import names
 from app.model.repository_secret import (
     TYPE_LABEL,
     RepoKind,
@@ -101,16 +103,16 @@ def _store(records: list[RepositorySecret]) -> CredentialStore:
     return CredentialStore(usable)
 
 
-def _visible(call: Call[Any, Any], record: RepositorySecret) -> bool:
-    return not record.project or call.principal.sees(record.project)
+def _object(record: RepositorySecret) -> str:
+    return names.scoped_object(record.project, record.url)
 
 
-def _may_change(call: Call[Any, Any], project: str) -> None:
-    if project:
-        access.require_write(call)
-        access.require_project(call, project)
-    else:
-        access.require_all_projects(call)
+async def _visible(call: Call[Any, Any], record: RepositorySecret) -> bool:
+    return await authz.allowed(call, names.REPOSITORIES, names.GET, _object(record))
+
+
+async def _may(call: Call[Any, Any], action: str, record: RepositorySecret) -> None:
+    await authz.require(call, names.REPOSITORIES, action, _object(record))
 
 
 async def _state(
@@ -147,7 +149,7 @@ async def _view(
 
 
 async def list_repositories(call: Call[None, None]) -> RepositoryList:
-    records = [r for r in await _secrets(call, RepoKind.REPOSITORY) if _visible(call, r)]
+    records = [r for r in await _secrets(call, RepoKind.REPOSITORY) if await _visible(call, r)]
     templates = await _secrets(call, RepoKind.TEMPLATE)
     limit = asyncio.Semaphore(VALIDATIONS)
 
@@ -171,7 +173,7 @@ async def _find(call: Call[Any, Any], url: str) -> RepositorySecret:
             parsed = parse_repo_url(record.url)
         except RepoURLError:
             continue
-        if same_repository(parsed, wanted) and _visible(call, record):
+        if same_repository(parsed, wanted) and await _visible(call, record):
             candidates.append(record)
     for record in sorted(candidates, key=lambda r: r.project != project):
         return record
@@ -232,7 +234,7 @@ async def create_repository(call: Call[None, Repository]) -> RepositoryView:
     if not call.body.repo:
         raise BadRequest("repo: is required (the repository URL)")
     record = call.body.record()
-    _may_change(call, record.project)
+    await _may(call, names.CREATE, record)
     written = await _write(call, record, upsert=_upsert(call), what="repository")
     return await _view(call, written, await _secrets(call, RepoKind.TEMPLATE))
 
@@ -245,8 +247,7 @@ async def update_repository(call: Call[None, Repository]) -> RepositoryView:
                                   record.project, record.creds)  # fmt: skip
     if not same_repository(parse_repo_url(stored.url), _checked(record).parsed):
         raise BadRequest(f"repo: {record.url!r} does not match the path's repository")
-    _may_change(call, stored.project)
-    _may_change(call, record.project)
+    await _may(call, names.UPDATE, stored)
     if record.project != stored.project:
         raise BadRequest("project: a repository cannot move between projects; delete and add it")
     written = await _write(call, _kept(record, stored), upsert=True, what="repository")
@@ -264,20 +265,20 @@ async def _delete(call: Call[Any, Any], record: RepositorySecret) -> None:
 
 async def delete_repository(call: Call[None, None]) -> Result:
     record = await _find(call, call.path("repo"))
-    _may_change(call, record.project)
+    await _may(call, names.DELETE, record)
     await _delete(call, record)
     return Result("", f"repository {record.url} deleted")
 
 
 async def list_repocreds(call: Call[None, None]) -> RepoCredsList:
     records = sorted(await _secrets(call, RepoKind.TEMPLATE), key=lambda r: r.url)
-    return RepoCredsList([RepoCredsView.of(r) for r in records])
+    return RepoCredsList([RepoCredsView.of(r) for r in records if await _visible(call, r)])
 
 
 async def _find_template(call: Call[Any, Any], url: str) -> RepositorySecret:
     wanted = url.rstrip("/")
     for record in await _secrets(call, RepoKind.TEMPLATE):
-        if record.url.rstrip("/") == wanted:
+        if record.url.rstrip("/") == wanted and await _visible(call, record):
             return record
     raise NotFound(f"repository credential template {url} is not registered")
 
@@ -285,14 +286,14 @@ async def _find_template(call: Call[Any, Any], url: str) -> RepositorySecret:
 async def create_repocreds(call: Call[None, RepoCredsBody]) -> RepoCredsView:
     if not call.body.url:
         raise BadRequest("url: is required (the URL prefix the template is for)")
-    access.require_all_projects(call)
     record = call.body.record()
+    await _may(call, names.CREATE, record)
     return RepoCredsView.of(await _write(call, record, upsert=_upsert(call), what="template"))
 
 
 async def update_repocreds(call: Call[None, RepoCredsBody]) -> RepoCredsView:
-    access.require_all_projects(call)
     stored = await _find_template(call, call.path("url"))
+    await _may(call, names.UPDATE, stored)
     record = call.body.record()
     if call.body.url and call.body.url.rstrip("/") != stored.url.rstrip("/"):
         raise BadRequest(f"url: {call.body.url!r} does not match the path's template")
@@ -301,8 +302,8 @@ async def update_repocreds(call: Call[None, RepoCredsBody]) -> RepoCredsView:
 
 
 async def delete_repocreds(call: Call[None, None]) -> Result:
-    access.require_all_projects(call)
     record = await _find_template(call, call.path("url"))
+    await _may(call, names.DELETE, record)
     await _delete(call, record)
     return Result("", f"repository credential template {record.url} deleted")
 

@@ -41,6 +41,7 @@ p, role:team-a-dev, applications, sync, team-a/*, allow
 g, org:ops, role:viewer
 p, role:viewer, applications, get, team-*/*, allow
 p, role:default, projects, get, default, allow
+p, alice, repositories, get, team-a/*, allow
 """
 ACCOUNTS = {
     "accounts.alice": "apiKey",
@@ -183,6 +184,23 @@ async def test_lists_hold_only_what_the_caller_may_get(rbac: Client) -> None:
     assert await _names(rbac, ci, "/api/v1/projects") == ["team-a"]
     assert await _names(rbac, alice, "/api/v1/projects") == []
     assert await _names(rbac, ADMIN, "/api/v1/projects") == ["team-a", "team-b"]
+
+
+async def test_repositories_follow_their_project_objects(rbac: Client) -> None:
+    for body in (
+        {"repo": "https://git.example.com/a.git", "project": "team-a"},
+        {"repo": "https://git.example.com/b.git"},
+    ):
+        made = await rbac.post("/api/v1/repositories", json=body, headers=auth())
+        assert made.status == 201, await made.text()
+    alice = await account_token(rbac, "alice")
+    listed = await (await rbac.get("/api/v1/repositories", headers=auth(alice))).json()
+    assert [r["repo"] for r in listed["items"]] == ["https://git.example.com/a.git"]
+    hidden = quote("https://git.example.com/b.git", safe="")
+    assert await call(rbac, alice, "GET", f"/api/v1/repositories/{hidden}") == 404
+    assert await call(rbac, alice, "DELETE", f"/api/v1/repositories/{hidden}") == 404
+    mine = quote("https://git.example.com/a.git", safe="")
+    assert await call(rbac, alice, "DELETE", f"/api/v1/repositories/{mine}") == 403
 
 
 async def test_denied_and_missing_answer_alike(rbac: Client) -> None:
@@ -328,7 +346,14 @@ async def test_userinfo_names_the_caller_and_groups(rbac: Client) -> None:
 
 OPEN_TO_EVERY_CALLER = {"canI", "getUserInfo", "openapi", "metrics", "healthz", "readyz"}
 """Routes any authenticated caller may use: they show nothing about objects."""
-LISTS = {"listApplications", "listProjects", "listClusters", "listAccounts"}
+LISTS = {
+    "listApplications",
+    "listProjects",
+    "listClusters",
+    "listAccounts",
+    "listRepositories",
+    "listRepoCreds",
+}
 PARAMS = {
     "name": "web",
     "project": "team-a",
@@ -339,6 +364,8 @@ PARAMS = {
     "resource": "applications",
     "action": "get",
     "object": "team-a%2Fweb",
+    "repo": quote("https://git.example.com/a.git", safe=""),
+    "url": quote("https://git.example.com", safe=""),
 }
 
 
@@ -349,6 +376,13 @@ async def test_every_route_refuses_a_caller_with_no_grant(rbac: Client, runtime:
     state = rbac.server.app[AUTH]
     await eventually(lambda: _no_default(state), what="the empty policy in force")
     erin = await account_token(rbac, "erin")
+    for body in ({"repo": "https://git.example.com/a.git", "project": "team-a"},):
+        made = await rbac.post("/api/v1/repositories", json=body, headers=auth())
+        assert made.status == 201, await made.text()
+    made = await rbac.post(
+        "/api/v1/repocreds", json={"url": "https://git.example.com"}, headers=auth()
+    )
+    assert made.status == 201, await made.text()
     for route in routes():
         if route.public or route.streaming or route.operation_id in OPEN_TO_EVERY_CALLER:
             continue
@@ -357,7 +391,7 @@ async def test_every_route_refuses_a_caller_with_no_grant(rbac: Client, runtime:
         for param in route.path_params:
             path = path.replace("{" + param + "}", params[param])
         body = VALID_BODIES.get(route.operation_id, route.example)
-        if body is None and route.body is not None:
+        if body is None and (route.body is not None or route.method in ("POST", "PUT")):
             body = {}
         response = await rbac.request(
             route.method,
@@ -380,6 +414,10 @@ VALID_BODIES: dict[str, Any] = {
     "patchResource": {"patch": "{}"},
     "createProject": project("new"),
     "updateProject": project("team-a"),
+    "createRepository": {"repo": "https://git.example.com/a.git", "project": "team-a"},
+    "updateRepository": {"repo": "https://git.example.com/a.git", "project": "team-a"},
+    "createRepoCreds": {"url": "https://git.example.com"},
+    "updateRepoCreds": {"url": "https://git.example.com"},
 }
 QUERIES = {
     "patchResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
