@@ -23,6 +23,7 @@ from app.cluster.cluster import Cluster
 from app.engine.compare import ResourceComparison
 from app.engine.diff.render import render_diff, yaml_lines
 from app.engine.diff.side_by_side import DiffRow, side_by_side
+from app.engine.rbac import names
 from app.engine.redact import mask_secret, mask_secret_pair, redact_text
 from app.engine.resource_tree import TreeNode
 from app.model.resource import KubeObject
@@ -155,7 +156,7 @@ class ResourceEvents:
 
 
 async def _tree_node(call: Call[ResourceQuery, None]) -> tuple[Cluster, TreeNode]:
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.GET)
     q = call.query
     for node in await call.rt.tree.load(ref) or []:
         if (

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from app.api import access
 from app.api.errors import BadRequest, Unavailable
 from app.api.routes import Call, Route
+from app.engine.rbac import names
 from app.repo.errors import RepoError, RevisionError
 from app.repo.revisions import is_full_sha
 
@@ -42,7 +43,7 @@ class RevisionMetadata:
 
 
 async def revision_metadata(call: Call[RevisionQuery, None]) -> RevisionMetadata:
-    ref, app = await access.named_app(call)
+    ref, app = await access.named_app(call, names.GET)
     revision = call.path("revision")
     if not is_full_sha(revision):
         raise BadRequest(f"revision: {revision[:64]!r} is not a full commit SHA (40 hex digits)")

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from app import log
+from app.api.auth_state import AUTH
+from app.api.authn import authenticate
 from app.api.errors import Unauthorized
+from app.api.identity import Identity, IdentityKind
 from app.api.routes import Call, Route
 from app.api.shapes import Empty
-from app.api.tokens import MAX_TOKEN_LENGTH, SESSION_COOKIE, Principal, Refused
+from app.api.tokens import MAX_TOKEN_LENGTH, SESSION_COOKIE, Refused, TokenSet
 
 logger = log.get("api")
 
@@ -37,12 +40,18 @@ class SessionInfo:
     """Who the session speaks for and what it may do."""
 
     name: str
-    projects: list[str] = field(metadata={"doc": "project globs this token sees"})
-    read_only: bool
+    projects: list[str] = field(
+        metadata={"doc": "a configured token's project globs; empty for signed tokens"}
+    )
+    read_only: bool = field(metadata={"doc": "a configured read-only token"})
 
 
-def _info(principal: Principal) -> SessionInfo:
-    return SessionInfo(principal.name, list(principal.projects), principal.read_only)
+def _info(identity: Identity, tokens: TokenSet) -> SessionInfo:
+    """What the UI shows of the caller; what it may do is RBAC's answer per request."""
+    grant = next((t.principal for t in tokens.tokens if t.principal.name == identity.name), None)
+    if identity.kind is not IdentityKind.TOKEN or grant is None:
+        return SessionInfo(identity.name, [], False)
+    return SessionInfo(identity.name, list(grant.projects), grant.read_only)
 
 
 def _json(info: SessionInfo) -> web.Response:
@@ -54,11 +63,11 @@ def _json(info: SessionInfo) -> web.Response:
 async def sign_in(call: Call[None, SessionRequest]) -> web.Response:
     token = call.body.token.strip()
     try:
-        principal = call.settings.tokens.authenticate(token)
+        principal = await authenticate(call.rt, call.request.app[AUTH], call.settings.tokens, token)
     except Refused as e:
         logger.info("api.sign_in_refused", reason=str(e))
         raise Unauthorized(f"sign-in refused: {e}") from None
-    response = _json(_info(principal))
+    response = _json(_info(principal, call.settings.tokens))
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -72,7 +81,7 @@ async def sign_in(call: Call[None, SessionRequest]) -> web.Response:
 
 
 async def who(call: Call[None, None]) -> web.Response:
-    return _json(_info(call.principal))
+    return _json(_info(call.principal, call.settings.tokens))
 
 
 async def sign_out(call: Call[None, None]) -> web.Response:

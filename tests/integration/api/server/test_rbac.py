@@ -344,7 +344,15 @@ async def test_userinfo_names_the_caller_and_groups(rbac: Client) -> None:
     }
 
 
-OPEN_TO_EVERY_CALLER = {"canI", "getUserInfo", "openapi", "metrics", "healthz", "readyz"}
+OPEN_TO_EVERY_CALLER = {
+    "canI",
+    "getUserInfo",
+    "getSession",
+    "openapi",
+    "metrics",
+    "healthz",
+    "readyz",
+}
 """Routes any authenticated caller may use: they show nothing about objects."""
 LISTS = {
     "listApplications",
@@ -366,6 +374,7 @@ PARAMS = {
     "object": "team-a%2Fweb",
     "repo": quote("https://git.example.com/a.git", safe=""),
     "url": quote("https://git.example.com", safe=""),
+    "revision": "a" * 40,
 }
 
 
@@ -420,6 +429,8 @@ VALID_BODIES: dict[str, Any] = {
     "updateRepoCreds": {"url": "https://git.example.com"},
 }
 QUERIES = {
+    "getResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
+    "getResourceEvents": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
     "patchResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
     "deleteResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
 }
@@ -427,3 +438,14 @@ QUERIES = {
 
 async def _no_default(state: Any) -> bool:
     return not state.enforcer.config.default_role and not state.enforcer.config.rules
+
+
+async def test_the_web_ui_session_is_governed_like_the_token(rbac: Client) -> None:
+    alice = await account_token(rbac, "alice")
+    signed_in = await rbac.post("/api/v1/session", json={"token": alice})
+    assert signed_in.status == 200, await signed_in.text()
+    assert (await signed_in.json())["name"] == "alice"
+    listed = await (await rbac.get(APPS)).json()
+    assert [a["metadata"]["name"] for a in listed["items"]] == ["docs", "web"]
+    denied = await rbac.delete(f"{APPS}/web")
+    assert denied.status == 403

@@ -63,7 +63,7 @@ async def test_a_read_only_session_changes_nothing(api: Client, runtime: Runtime
     assert (await sign_in(api, READER)).status == 200
     response = await api.post("/api/v1/applications/shop/sync", json={})
     assert response.status == 403
-    assert "read-only" in (await response.json())["message"]
+    assert "permission denied: applications, sync" in (await response.json())["message"]
 
 
 async def test_changes_with_the_cookie_from_another_site_are_refused(
