@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import hypothesis
+import pytest
 import requests
 import schemathesis
 from hypothesis import HealthCheck, given
@@ -69,6 +70,7 @@ def fuzz_all(base_url: str) -> list[str]:
     return failures
 
 
+@pytest.mark.timeout(600)  # every operation of the API, each with EXAMPLES requests
 async def test_no_request_makes_the_server_fail(runtime: Runtime) -> None:
     await runtime.control_plane.apply(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
