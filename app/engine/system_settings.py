@@ -14,7 +14,11 @@ means, and whether the whole map can be used. The keys:
 - `resource.exclusions` / `resource.inclusions`: YAML lists of `{apiGroups, kinds,
   clusters}` (`app.engine.exclusions`);
 - `resource.compareoptions`: YAML; `ignoreResourceStatusField` is `all` (every kind's
-  /status ignored, Sluice's default), `crd` (only CustomResourceDefinitions') or `off`.
+  /status ignored, Sluice's default), `crd` (only CustomResourceDefinitions') or `off`;
+- `controller.repo.error.grace.period.seconds`: seconds a repository error leaves an app's
+  previous status in place before it becomes a ComparisonError (SEMANTICS §7; Argo CD's
+  controller flag of that name, which Argo CD reads from argocd-cmd-params-cm); unset: the
+  process's `SLUICE_REPO_ERROR_GRACE_SECONDS`, else 180.
 
 Every other key belongs to parts of Argo CD Sluice does not have (SSO, UI, repositories)
 and is left alone. Keys Sluice understands but does not act on (other
@@ -51,6 +55,9 @@ IGNORE_PREFIX = f"{CUSTOMIZATIONS}.ignoreDifferences."
 EXCLUSIONS_KEY = "resource.exclusions"
 INCLUSIONS_KEY = "resource.inclusions"
 COMPARE_OPTIONS_KEY = "resource.compareoptions"
+REPO_ERROR_GRACE_KEY = "controller.repo.error.grace.period.seconds"
+MAX_REPO_ERROR_GRACE_SECONDS = 7 * 24 * 3600.0
+"""Longest grace period accepted (a week): a longer one means never reporting the error."""
 NOT_ACTED_ON = ("actions", "useOpenLibs", "knownTypeFields", "ignoreResourceUpdates")
 """`resource.customizations.<type>` types Argo CD has and Sluice does not act on."""
 MAX_VALUE_BYTES = 256 * 1024
@@ -94,6 +101,8 @@ class SystemSettings:
     """The kinds (`group/Kind`) a configured health check covers, for logs."""
     notices: tuple[str, ...] = ()
     """Keys read but not acted on, each with why."""
+    repo_error_grace: float | None = None
+    """`controller.repo.error.grace.period.seconds`; None when the map does not set it."""
 
     def compare_settings(self, tracking: TrackingMethod) -> CompareSettings:
         """The CompareSettings these settings make (scopes are the caller's: discovery)."""
@@ -188,6 +197,7 @@ class _Reader:
     exclusions: tuple[ResourceExclusion, ...] = ()
     inclusions: tuple[ResourceExclusion, ...] = ()
     ignore_status: bool = True
+    repo_error_grace: float | None = None
 
     def read(self, key: str, value: str) -> None:
         if len(value.encode("utf-8")) > MAX_VALUE_BYTES:
@@ -211,6 +221,8 @@ class _Reader:
             self.inclusions = _filters(key, value)
         elif key == COMPARE_OPTIONS_KEY:
             self._compare_options(value)
+        elif key == REPO_ERROR_GRACE_KEY:
+            self.repo_error_grace = _grace_seconds(value)
         elif key == CUSTOMIZATIONS:
             self.notices.append(
                 f"{key}: the single-key YAML form is not read; write each customization as "
@@ -246,6 +258,20 @@ def _tracking(value: str) -> TrackingMethod:
         raise SpecError(TRACKING_KEY, f"{value.strip()[:40]!r} is not one of {known}") from None
 
 
+def _grace_seconds(value: str) -> float:
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= MAX_REPO_ERROR_GRACE_SECONDS:
+        raise SpecError(
+            REPO_ERROR_GRACE_KEY,
+            f"{value.strip()[:40]!r} is not a number of seconds from 0 to "
+            f"{MAX_REPO_ERROR_GRACE_SECONDS:g}",
+        )
+    return seconds
+
+
 def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSettings:
     """The settings a ConfigMap's `data` holds; `origin` names the map in errors.
 
@@ -271,4 +297,5 @@ def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSett
         health=HealthCustomizations(reader.checks, HealthCustomizations.packaged().checks),
         configured_health=tuple(str(c.pattern) for c in reader.checks),
         notices=tuple(reader.notices),
+        repo_error_grace=reader.repo_error_grace,
     )

@@ -41,7 +41,7 @@ class ControlPlaneSettings:
 @dataclass(frozen=True, slots=True)
 class TimingSettings:
     """Delays of the reconcile loop (`SLUICE_RESYNC_SECONDS`, `SLUICE_RESYNC_JITTER_SECONDS`,
-    `SLUICE_GIT_POLL_SECONDS`, `SLUICE_REFS_CACHE_SECONDS`)."""
+    `SLUICE_GIT_POLL_SECONDS`, `SLUICE_REFS_CACHE_SECONDS`, `SLUICE_REPO_ERROR_GRACE_SECONDS`)."""
 
     resync: float = 120.0
     """Seconds between periodic refreshes of an app; 0 disables them."""
@@ -58,7 +58,8 @@ class TimingSettings:
     health_wait_fallback: float = 5.0
     """Seconds after which a sync step waiting on health re-checks without a wake-up."""
     repo_error_grace: float = 180.0
-    """Seconds a repository error leaves the previous status untouched."""
+    """Seconds a repository error leaves the previous status untouched; argocd-cm's
+    `controller.repo.error.grace.period.seconds`, when set, overrides it (read live)."""
     git_poll: float = 60.0
     """Seconds between the poller's ls-remote of every app repository; 0 disables polling."""
     refs_cache_ttl: float = 5.0
@@ -146,6 +147,9 @@ class Settings:
                 resync=num("SLUICE_RESYNC_SECONDS", base.timing.resync),
                 resync_jitter=num("SLUICE_RESYNC_JITTER_SECONDS", base.timing.resync_jitter),
                 git_poll=num("SLUICE_GIT_POLL_SECONDS", base.timing.git_poll),
+                repo_error_grace=num(
+                    "SLUICE_REPO_ERROR_GRACE_SECONDS", base.timing.repo_error_grace
+                ),
                 refs_cache_ttl=num("SLUICE_REFS_CACHE_SECONDS", base.timing.refs_cache_ttl),
                 drift_refresh_window=num(
                     "SLUICE_DRIFT_REFRESH_SECONDS", base.timing.drift_refresh_window

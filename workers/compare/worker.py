@@ -269,12 +269,9 @@ class CompareWorker:
 
     async def _keep_on_repo_error(self, run: _Run) -> bool:
         """Apply the repository-error grace period; True: leave the status as it is."""
-        verdict = repo_error_verdict(
-            run.marks.repo_error_time,
-            run.now,
-            run.message.level,
-            self._rt.settings.timing.repo_error_grace,
-        )
+        configured = self._rt.system.settings.repo_error_grace
+        grace = self._rt.settings.timing.repo_error_grace if configured is None else configured
+        verdict = repo_error_verdict(run.marks.repo_error_time, run.now, run.message.level, grace)
         run.marks_after = run.marks.with_repo_error_since(verdict.first_seen)
         if not verdict.keep_previous:
             return False

@@ -257,3 +257,20 @@ def test_every_bad_key_is_listed_at_once() -> None:
         "application.resourceTrackingMethod",
         f"{HEALTH}Widget",
     ]
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("30", 30.0), (" 0 ", 0.0), ("2.5", 2.5)])
+def test_the_repository_error_grace_period(value: str, seconds: float) -> None:
+    settings = parse_keys({"controller.repo.error.grace.period.seconds": value})
+    assert settings.repo_error_grace == seconds
+    assert parse_keys({}).repo_error_grace is None
+
+
+@pytest.mark.parametrize("value", ["-1", "three minutes", "1e9", "nan"])
+def test_a_grace_period_that_is_not_seconds_is_refused(value: str) -> None:
+    with pytest.raises(SystemSettingsError) as refused:
+        parse_keys({"controller.repo.error.grace.period.seconds": value})
+    assert refused.value.problems == (
+        f"controller.repo.error.grace.period.seconds: {value!r} is not a number of seconds "
+        "from 0 to 604800",
+    )
