@@ -101,9 +101,9 @@ async def check_application(call: Call[Any, Any], app: Application) -> AppProjec
             f"spec.project: project {project_name!r} does not exist in namespace "
             f"{control_namespace(call.rt)}; create it first (POST /api/v1/projects)"
         )
-    if app.namespace != control_namespace(call.rt) and not any(
-        rules.glob_match(pattern, app.namespace) for pattern in project.spec.source_namespaces
-    ):
+    if not rules.app_namespace_permitted(
+        project, app.name, app.namespace, control_namespace=control_namespace(call.rt)
+    ).allowed:
         raise Forbidden(
             f"metadata.namespace: project {project_name!r} does not allow Applications in "
             f"namespace {app.namespace!r}; add it to the project's sourceNamespaces"

@@ -102,10 +102,21 @@ class StatusInput:
     and its ComparisonError gives way to one InvalidSpecError per problem."""
 
 
-def spec_problems(app: Application, project: AppProject | None) -> list[str]:
-    """Why the app's project refuses its spec (empty: it does not), in Argo CD's words."""
+def spec_problems(
+    app: Application, project: AppProject | None, *, control_namespace: str
+) -> list[str]:
+    """Why the app's project refuses its spec (empty: it does not), in Argo CD's words.
+
+    An app whose namespace may not use the project gets that refusal alone: nothing else
+    about it is the project's to judge. Every stage asks this before it fetches, renders,
+    compares or applies anything."""
     if project is None:
         return [f"Application referencing project {app.spec.project} which does not exist"]
+    namespace = proj.app_namespace_permitted(
+        project, app.name, app.namespace, control_namespace=control_namespace
+    )
+    if not namespace.allowed:
+        return [namespace.message]
     problems = []
     for source in app.spec.all_sources:
         permitted = proj.source_permitted(project, source.repo_url)

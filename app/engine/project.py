@@ -4,6 +4,11 @@ The project is a security boundary (THREATS.md, "project escape"): every target 
 checked against it, in compare and in sync, and each check returns a `Permission` whose
 message is Argo CD's wording, so users see the same text in status, events and the CLI.
 
+- The app's namespace: an Application outside the control-plane namespace may use a
+  project only if one of the project's `sourceNamespaces` globs matches its namespace
+  (Argo CD's IsAppNamespacePermitted; a `!` pattern grants nothing). Every worker asks
+  this before anything else, so an Application written straight to the cluster cannot
+  borrow a project's rights.
 - Source repos: globs over normalized repository URLs (`*` does not cross `/`, `**`
   does; the lone pattern `*` matches every repo). A pattern starting with `!` denies: a
   repo matching any deny pattern is refused even if another pattern allows it.
@@ -98,6 +103,22 @@ def normalize_repo_url(url: str) -> str:
         text = f"ssh://{scp.group(1)}/{scp.group(2)}"
     text = text.rstrip("/")
     return text.removesuffix(".git")
+
+
+def app_namespace_permitted(
+    project: AppProject, name: str, namespace: str, *, control_namespace: str
+) -> Permission:
+    """Whether the Application `name` in `namespace` may use the project (its
+    `sourceNamespaces`)."""
+    if namespace in ("", control_namespace) or any(
+        glob_match(pattern, namespace, negation=False) for pattern in project.spec.source_namespaces
+    ):
+        return ALLOWED
+    return Permission(
+        False,
+        f"application '{name}' in namespace '{namespace}' is not allowed to use project "
+        f"{project.name}; add the namespace to the project's sourceNamespaces",
+    )
 
 
 def source_permitted(project: AppProject, repo_url: str) -> Permission:

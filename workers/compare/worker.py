@@ -9,14 +9,15 @@ compare channel once the manifests are cached.
 One run reads top to bottom:
 
 1. the app (gone: nothing to do), its place in line (`begin_comparison`), the stored
-   status and operation, and the stage's marks (`app.store.compare_marks`);
+   status and operation, and the stage's marks (`app.store.compare_marks`); then the
+   project: its refusals (the app's namespace, repositories, destination) make the app
+   Unknown with InvalidSpecError before anything else is looked at;
 2. the targets: the cached render at the message's revisions, or at the last compared
    ones; a miss asks for the render `app.engine.render_requests` names instead; a render
    error goes through the repository-error grace period (SEMANTICS §7) and may leave the
    status untouched;
 3. the live objects: a COLD cache is never compared (the work comes back in a second);
-4. the project (its refusals make the app Unknown), the destination cluster's kinds,
-   then `app.engine.compare`;
+4. the destination cluster's kinds, then `app.engine.compare`;
 5. the project's sync windows (`app.engine.sync_windows`), the auto-sync decision and the
    status (`app.engine.autosync`, `app.engine.appstatus`), written only forward; if it
    landed: events for what changed, the Application's status, and the decision carried
@@ -59,7 +60,6 @@ from app.engine.appstatus import (
     ComparisonSummary,
     StatusInput,
     comparison_status,
-    spec_problems,
     summarize,
     transitions,
 )
@@ -82,6 +82,7 @@ from app.model.timestamps import format_time
 from app.runtime import app_patches
 from app.runtime.clusters import ClusterChange, UnknownDestination
 from app.runtime.operations import start_operation
+from app.runtime.projects import project_verdict
 from app.runtime.runtime import Runtime
 from app.runtime.stage import Stage
 from app.store.coalescing import Pending
@@ -252,6 +253,9 @@ class CompareWorker:
 
     async def _verdict(self, run: _Run) -> _Verdict | None:
         """The comparison's result; None when there is nothing to compare now."""
+        refused = await self._refused(run)
+        if refused is not None:
+            return refused
         message = run.message
         if message.error:
             if await self._keep_on_repo_error(run):
@@ -295,20 +299,29 @@ class CompareWorker:
             raise Retry(f"live cache of {run.ref} is cold: {snapshot.reason}", COLD_RETRY_SECONDS)
         return list(snapshot.objects.values())
 
+    async def _refused(self, run: _Run) -> _Verdict | None:
+        """The app is Unknown with InvalidSpecError when its resource no longer parses or
+        its project refuses it (its namespace, repositories or destination), before any
+        render result is looked at: the render stage refuses the same apps unfetched."""
+        app = run.app
+        verdict = await project_verdict(self._rt, app)
+        run.project = verdict.project
+        problems = (run.invalid,) if run.invalid else verdict.problems
+        if not problems and not verdict.refused:
+            return None
+        live = await self._live(run)
+        summary = self._unknown(app, live, "; ".join(problems))
+        return _Verdict(summary, tuple(run.message.revisions), (), problems)
+
     async def _compare_live(
         self, run: _Run, revisions: tuple[str, ...], live: list[KubeObject]
     ) -> _Verdict | None:
-        """Check the spec against its project, then compare (or reuse an identical
-        comparison); None when a render must come first."""
-        rt, app = self._rt, run.app
-        project = await rt.apps.get_project(rt.settings.control_plane.namespace, app.spec.project)
-        run.project = project
-        problems = (run.invalid,) if run.invalid else tuple(spec_problems(app, project))
-        if problems or project is None:
-            return _Verdict(self._unknown(app, live, "; ".join(problems)), revisions, (), problems)
+        """Compare (or reuse an identical comparison); None when a render must come first."""
+        project = run.project
+        assert project is not None, "_refused read the project"
         settings = await self._destination_settings(run)
         if isinstance(settings, str):
-            return _Verdict(self._unknown(app, live, settings), revisions)
+            return _Verdict(self._unknown(run.app, live, settings), revisions)
         return await self._compare_targets(run, revisions, live, project, settings)
 
     async def _destination_settings(self, run: _Run) -> CompareSettings | str:

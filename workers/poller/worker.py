@@ -2,7 +2,8 @@
 
 Every `timing.git_poll` seconds (default 60; 0 turns polling off) the replica holding the
 `poller` lease lists each distinct repository of the registered apps once (one ls-remote
-per repository however many apps use it) and stores the listing in the refs cache. Then
+per repository however many apps use it; never one an app's project refuses,
+`app.runtime.projects`) and stores the listing in the refs cache. Then
 it resolves every watched source from those listings and asks the engine
 (`app.engine.polling`: which sources are watched, what counts as moved, the reason text)
 whether the app's last comparison used another commit; each app that moved gets one
@@ -34,6 +35,7 @@ from app.model.sync import RefreshLevel
 from app.repo.errors import RepoError
 from app.repo.refs import RefListing
 from app.repo.revisions import match_revision, normalize_revision
+from app.runtime.projects import ProjectVerdict, project_verdict
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker
 from app.store.errors import StoreError
@@ -107,7 +109,15 @@ async def poll_once(rt: Runtime) -> int:
 
     Returns how many apps were refreshed.
     """
-    apps = [a for a in await rt.apps.all() if any(is_watched(s) for s in a.spec.all_sources)]
+    watched = [a for a in await rt.apps.all() if any(is_watched(s) for s in a.spec.all_sources)]
+    reads = asyncio.Semaphore(STATUS_READS)
+
+    async def judged(app: Application) -> ProjectVerdict:
+        async with reads:
+            return await project_verdict(rt, app)
+
+    verdicts = await asyncio.gather(*(judged(a) for a in watched))
+    apps = [a for a, verdict in zip(watched, verdicts, strict=True) if not verdict.refused]
     wanted = {
         (s.repo_url, a.spec.project) for a in apps for s in a.spec.all_sources if is_watched(s)
     }

@@ -2,7 +2,9 @@
 
 Consumes RenderRequest (`sluice.render.<app>`) through a Stage, so one render per app
 runs at a time and a burst of requests becomes one run at the highest level asked.
-For the app in the registry it calls `app.runtime.manifests.manifests_for` (`force` at the
+For the app in the registry, once its project permits it (`app.runtime.projects`: its
+namespace, repositories and destination; a refused app is fetched from nowhere and its
+ManifestsReady carries the refusal), it calls `app.runtime.manifests.manifests_for` (`force` at the
 `force` level: fresh ls-remote, no manifest cache) and publishes ManifestsReady on
 `sluice.compare.<app>` with one commit per source, or with the error a user has to fix
 and no revisions; the compare stage decides what a repository error means for the
@@ -15,6 +17,7 @@ from app.bus.messages import COMPARE, RENDER, ManifestsReady, RenderRequest
 from app.bus.publish import publish
 from app.model.sync import RefreshLevel
 from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.projects import project_verdict
 from app.runtime.runtime import Runtime
 from app.runtime.stage import Stage
 from app.runtime.worker import Worker
@@ -47,6 +50,15 @@ class RenderWorker:
         app = await self._rt.apps.get(request.app)
         if app is None:
             log_.info("render.dropped", reason="the Application is not registered (deleted?)")
+            return
+        verdict = await project_verdict(self._rt, app)
+        if verdict.refused:
+            await publish(
+                self._rt.bus,
+                COMPARE,
+                ManifestsReady(request.app, request.level, (), error=verdict.message),
+            )
+            log_.warning("render.refused", reason=verdict.message, consequence="nothing fetched")
             return
         try:
             result = await manifests_for(self._rt, app, force=request.level >= RefreshLevel.FORCE)

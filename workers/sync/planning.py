@@ -36,7 +36,6 @@ from datetime import datetime
 from app.bus.errors import Retry
 from app.cluster import Cluster, ClusterError, NotFound, Unavailable
 from app.cluster.resources import ResourceIndex
-from app.engine.appstatus import spec_problems
 from app.engine.compare import ComparisonResult, compare
 from app.engine.exclusions import managed_kinds
 from app.engine.instance_names import instance_name
@@ -57,6 +56,7 @@ from app.model.operation import Operation, SyncOperation
 from app.model.resource import GroupKind, KubeObject, ResourceKey
 from app.runtime.clusters import UnknownDestination
 from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.projects import project_verdict
 from app.runtime.runtime import Runtime
 from workers.sync.settings import SyncWorkerSettings
 
@@ -126,10 +126,10 @@ class Planner:
         if rt.system.not_ready:
             raise Retry(rt.system.not_ready, self._settings.cold_retry)
         control = rt.settings.control_plane.namespace
-        project = await rt.apps.get_project(control, app.spec.project)
-        problems = spec_problems(app, project)
-        if problems or project is None:
-            raise PlanRefused("; ".join(problems))
+        verdict = await project_verdict(rt, app)
+        project = verdict.project
+        if verdict.refused or project is None:
+            raise PlanRefused(verdict.message)
         try:
             cluster = rt.clusters.resolve(app.spec.destination)
         except UnknownDestination as e:

@@ -14,6 +14,9 @@ the next stage.
 - Hooks: `app.engine.deletion_hooks` says which hooks of the app's manifests (rendered at
   the spec's target revisions, as Argo CD does; placed and tracked like sync targets) to
   create, which to wait for and which to clean up by their delete policy.
+- The project: an app its AppProject refuses (`app.runtime.projects`: its namespace,
+  repositories, destination) has nothing deleted or run on its behalf; it shows a
+  DeletionError until the project allows it or its finalizers are removed.
 - Exclusions: as in compare and sync, objects of a kind `resource.exclusions`/`inclusions`
   exclude on the destination's server (`ClusterRegistry.server_of`) are not the app's:
   no stage deletes them, and an excluded hook is not created (the step's log says which).
@@ -48,6 +51,7 @@ from app.model.resource import KubeObject, ResourceKey, metadata
 from app.model.sync import Propagation
 from app.runtime import app_patches
 from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.projects import project_verdict
 from app.runtime.runtime import Runtime
 from workers.watcher.cancellation import stop_if_cancelled
 from workers.watcher.cluster_watch import ClusterWatch
@@ -58,6 +62,11 @@ logger = log.get("watcher.deletion", stage="watcher")
 MAX_RETRY_DELAY = 60.0
 UNWATCHED = (
     "the destination cluster is not registered or not watched; fix spec.destination, or "
+    "remove the Application's finalizers to delete the app alone"
+)
+
+REFUSED = (
+    "nothing is deleted on behalf of an app its project refuses; fix the project, or "
     "remove the Application's finalizers to delete the app alone"
 )
 
@@ -148,6 +157,10 @@ class Deleter:
             return
         if not watch.synced.is_set():
             logger.info("deletion.waiting", app=str(ref), reason="the cluster is being listed")
+            return
+        verdict = await project_verdict(self._rt, deleting.app)
+        if verdict.refused:
+            await self._failed(ref, deleting, f"{verdict.message}; {REFUSED}")
             return
         compare = self._rt.system.compare
         server = self._rt.clusters.server_of(deleting.app.spec.destination)

@@ -226,7 +226,53 @@ def _project(**spec: Any) -> AppProject:
 def test_spec_problems_name_what_the_project_refuses(
     project: AppProject | None, expected: list[str]
 ) -> None:
-    assert spec_problems(application(), project) == expected
+    assert spec_problems(application(), project, control_namespace="sluice") == expected
+
+
+def _in_namespace(namespace: str) -> Application:
+    app = application()
+    app.metadata.namespace = namespace
+    return app
+
+
+@pytest.mark.parametrize(
+    ("namespace", "source_namespaces", "refused"),
+    [
+        pytest.param("sluice", [], False, id="control-plane-namespace"),
+        pytest.param("apps-other", [], True, id="no-source-namespaces"),
+        pytest.param("apps-other", ["apps-team"], True, id="not-matched"),
+        pytest.param("apps-team", ["apps-*"], False, id="matched-by-glob"),
+        pytest.param("apps-other", ["!apps-team"], True, id="a-negation-grants-nothing"),
+    ],
+)
+def test_an_app_outside_the_control_plane_needs_the_projects_source_namespaces(
+    namespace: str, source_namespaces: list[str], refused: bool
+) -> None:
+    project = _project(
+        sourceRepos=["https://git.example/other.git"],
+        destinations=[{"server": "*", "namespace": "*"}],
+        sourceNamespaces=source_namespaces,
+    )
+    problems = spec_problems(_in_namespace(namespace), project, control_namespace="sluice")
+    if refused:
+        assert problems == [
+            f"application 'shop' in namespace '{namespace}' is not allowed to use project "
+            "team; add the namespace to the project's sourceNamespaces"
+        ]
+    else:
+        assert problems == [
+            "application repo https://git.example/shop.git is not permitted in project 'team'"
+        ]
+
+
+def test_the_default_project_allows_no_namespace_but_the_control_planes() -> None:
+    problems = spec_problems(
+        _in_namespace("apps-other"), AppProject.default(), control_namespace="sluice"
+    )
+    assert problems == [
+        "application 'shop' in namespace 'apps-other' is not allowed to use project "
+        "default; add the namespace to the project's sourceNamespaces"
+    ]
 
 
 def _sync(status: SyncStatusCode, health: HealthStatusCode) -> ApplicationStatus:
