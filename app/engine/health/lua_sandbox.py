@@ -1,7 +1,10 @@
-"""Custom health checks in Lua, Argo CD's `health.lua` format, run in a sandbox.
+"""Custom Lua scripts in Argo CD's formats (`health.lua`, `action.lua`, `discovery.lua`),
+run in a sandbox on Lua 5.1, the language Argo CD's scripts are written for: `table.getn`,
+`unpack`, `setfenv` and numbers as doubles behave as they do under Argo CD.
 
-A script sees the live object as the global `obj` (objects as tables, arrays as 1-based
-tables, integers as Lua integers) and returns `{status = "...", message = "..."}`. What
+A health check sees the live object as the global `obj` (objects as tables, arrays as
+1-based tables) and returns `{status = "...", message = "..."}`. An action sees `obj` and
+`actionParams` and returns a value (`evaluate`), copied out as plain JSON data. What
 it can do is fenced in `sandbox.lua`: no os/io/require/load/debug/package, one second of
 run time, a memory cap, a fresh environment per run. Whatever goes wrong (a runtime
 error, a timeout, an invalid status, a wrong return type) becomes health Unknown with a
@@ -14,20 +17,21 @@ Known limit: the deadline is checked between Lua instructions, so it cannot inte
 single C call. Lua's pattern matching (string.find/match/gmatch/gsub) is such a call, and a
 backtracking pattern (`a*a*a*b`) over a long string can run far past the deadline.
 
-The memory cap is lifted while Python builds the object's tables: lupa builds them
-outside Lua's protected mode, where running out of memory aborts the whole process.
-The object is bounded on its own (`MAX_OBJECT_BYTES`), and the script then gets
-`max_memory` on top of what is in use.
+The memory cap holds only while a script runs: lupa builds the object's tables, and
+passes strings in and out, outside Lua's protected mode, where running out of memory
+aborts the whole process (Lua 5.1 has no emergency collection to fall back on). The
+object is bounded on its own (`MAX_OBJECT_BYTES`), and the script gets `max_memory` on
+top of what is in use when it starts.
 """
 
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any, NoReturn
 
-from lupa import lua54
+from lupa import lua51
 
 from app import log
 from app.model.errors import SpecError
@@ -84,30 +88,75 @@ class LuaSandbox:
         self.max_memory = max_memory
         self.max_object = max_object
         self._lock = threading.Lock()
-        self._runtime: Any = lua54.LuaRuntime(
+        self._runtime: Any = lua51.LuaRuntime(
             register_eval=False,
             register_builtins=False,
             attribute_filter=_refuse_attribute,
             max_memory=max_memory,
         )
         prelude = resources.files(__package__).joinpath("sandbox.lua").read_text("utf-8")
-        self._compile, self._run, self._clear_hook = self._runtime.execute(
+        self._compile, self._run, self._evaluate, self._clear_hook = self._runtime.execute(
             prelude, clock, _HOOK_EVERY
         )
         self._runtime.globals().python = None
 
-    def compile(self, source: str, origin: str) -> "LuaHealthCheck":
-        """Compile a health.lua; `origin` names it in every message (a file or config key).
+    def compile_chunk(self, source: str, origin: str) -> Any:
+        """Compile a script; `origin` names it in every message (a file or config key).
 
         Raises SpecError for a script that is too large or not valid Lua.
         """
         size = len(source.encode("utf-8"))
         if size > MAX_SCRIPT_BYTES:
-            raise SpecError(origin, f"health.lua is {size} bytes; the limit is {MAX_SCRIPT_BYTES}")
-        chunk, problem = self._compile(source, origin)
+            raise SpecError(origin, f"script is {size} bytes; the limit is {MAX_SCRIPT_BYTES}")
+        with self._lock:
+            chunk, problem = self._compile(source, origin)
         if chunk is None:
             raise SpecError(origin, f"is not valid Lua: {problem}")
-        return LuaHealthCheck(self, chunk, origin)
+        return chunk
+
+    def compile(self, source: str, origin: str) -> "LuaHealthCheck":
+        """Compile a health.lua (SpecError if it is too large or not valid Lua)."""
+        return LuaHealthCheck(self, self.compile_chunk(source, origin), origin)
+
+    def evaluate(
+        self, chunk: Any, origin: str, obj: KubeObject, params: Mapping[str, object]
+    ) -> object:
+        """Run an action or discovery script on `obj`; its return value as JSON data.
+
+        Raises LuaScriptError with a message naming the script for every failure.
+        """
+        with self._lock:
+            outcome = self._evaluate_locked(chunk, origin, obj, params)
+        kind = outcome[0] if isinstance(outcome, tuple) else outcome
+        if kind == "ok":
+            return _to_python(outcome[1])
+        if kind == "timeout":
+            raise LuaScriptError(f"{origin} timed out after {self.timeout:g} s")
+        if kind == "invalid":
+            raise LuaScriptError(_clip(f"{origin} {outcome[1]}"))
+        raise LuaScriptError(_clip(f"{origin} {_error_text(origin, str(outcome[1]), self._mib)}"))
+
+    def _evaluate_locked(
+        self, chunk: Any, origin: str, obj: KubeObject, params: Mapping[str, object]
+    ) -> Any:
+        runtime = self._runtime
+        runtime.set_max_memory(0)
+        try:
+            table = runtime.table_from(obj, recursive=True)
+            arguments = runtime.table_from(dict(params), recursive=True)
+        except (RecursionError, TypeError, ValueError) as e:
+            raise LuaScriptError(f"{origin}: could not pass the object to Lua: {e}") from None
+        finally:
+            runtime.set_max_memory(runtime.get_memory_used() + self.max_memory)
+        try:
+            return self._evaluate(chunk, table, self.timeout, arguments)
+        except lua51.LuaMemoryError:
+            return ("error", "not enough memory")
+        except lua51.LuaError:
+            return ("timeout",)
+        finally:
+            runtime.set_max_memory(0)
+            self._clear_hook()
 
     def run(self, check: "LuaHealthCheck", obj: KubeObject) -> HealthStatus:
         """Run one check on one object; every failure comes back as Unknown."""
@@ -138,12 +187,13 @@ class LuaSandbox:
             )
         try:
             return self._run(check.chunk, table, self.timeout)
-        except lua54.LuaMemoryError:
+        except lua51.LuaMemoryError:
             return self._failed(check, obj, f"ran out of memory (limit {self._mib} MiB)")
-        except lua54.LuaError:
+        except lua51.LuaError:
             # Only the deadline hook raises past the trusted runner.
             return ("timeout",)
         finally:
+            runtime.set_max_memory(0)
             self._clear_hook()
 
     @property
@@ -167,23 +217,44 @@ class LuaSandbox:
             return self._failed(check, obj, f"timed out after {self.timeout:g} s")
         if kind == "invalid":
             return self._failed(check, obj, outcome[1])
-        return self._failed(check, obj, self._error_text(check, str(outcome[1])))
-
-    def _error_text(self, check: "LuaHealthCheck", error: str) -> str:
-        """`<origin>:12: boom` → `failed at line 12: boom`; `not enough memory` → the cap."""
-        if error == "not enough memory":
-            return f"ran out of memory (limit {self._mib} MiB)"
-        prefix = check.origin + ":"
-        if error.startswith(prefix):
-            line, _, rest = error[len(prefix) :].partition(":")
-            if line.isdigit():
-                return f"failed at line {line}:{rest}"
-        return f"failed: {error}"
+        return self._failed(check, obj, _error_text(check.origin, str(outcome[1]), self._mib))
 
     def _failed(self, check: "LuaHealthCheck", obj: KubeObject, problem: str) -> HealthStatus:
         message = _clip(f"health check {check.origin} {problem}")
         check.report(obj, message)
         return HealthStatus(HealthStatusCode.UNKNOWN, message)
+
+
+class LuaScriptError(Exception):
+    """An action or discovery script failed; the text names the script and the problem."""
+
+
+def _error_text(origin: str, error: str, mib: int) -> str:
+    """`<origin>:12: boom` → `failed at line 12: boom`; `not enough memory` → the cap."""
+    if error == "not enough memory":
+        return f"ran out of memory (limit {mib} MiB)"
+    prefix = origin + ":"
+    if error.startswith(prefix):
+        line, _, rest = error[len(prefix) :].partition(":")
+        if line.isdigit():
+            return f"failed at line {line}:{rest}"
+    return f"failed: {error}"
+
+
+def _to_python(value: object) -> object:
+    """A plain Lua value (see `plain` in sandbox.lua) as JSON data: a table whose keys are
+    exactly 1..n is a list, any other non-empty table an object, an empty table `{}`."""
+    if lua51.lua_type(value) != "table":
+        return value
+    pairs = list(value.items())  # type: ignore[attr-defined]
+    keys = [k for k, _ in pairs]
+    if (
+        keys
+        and all(isinstance(k, int) for k in keys)
+        and sorted(keys) == list(range(1, len(keys) + 1))
+    ):
+        return [_to_python(v) for _, v in sorted(pairs, key=lambda kv: kv[0])]
+    return {str(k): _to_python(v) for k, v in pairs}
 
 
 class LuaHealthCheck:

@@ -112,7 +112,7 @@ def test_runtime_error_names_the_check_and_line(sandbox: LuaSandbox) -> None:
     result = run(sandbox, "local hs = {}\nreturn {status = obj.status.missing.field}")
     assert result == HealthStatus(
         HealthStatusCode.UNKNOWN,
-        f"health check {ORIGIN} failed at line 2: attempt to index a nil value (field 'missing')",
+        f"health check {ORIGIN} failed at line 2: attempt to index field 'missing' (a nil value)",
     )
 
 
@@ -225,7 +225,7 @@ def test_a_real_deadline_ends_a_loop_on_the_wall_clock() -> None:
             "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end",
             id="table-of-strings",
         ),
-        pytest.param("local s = string.rep('x', 2^40)", id="huge-string"),
+        pytest.param("local s = string.rep('x', 2^30)", id="huge-string"),
         pytest.param("local function f() return 1 + f() end\nreturn f()", id="deep-recursion"),
     ],
 )
@@ -239,10 +239,15 @@ def test_memory_bombs_end_as_unknown_and_the_sandbox_recovers(script: str) -> No
     assert run(sandbox, 'return {status = "Healthy"}').status is HealthStatusCode.HEALTHY
 
 
-def test_a_script_swallowing_its_out_of_memory_errors_still_ends_at_the_deadline() -> None:
+def test_a_script_swallowing_its_out_of_memory_errors_still_ends() -> None:
+    # On Lua 5.1 the run ends at the deadline, or sooner when the memory error strikes
+    # in the sandbox's own deadline hook, where the script's pcall cannot catch it.
     sandbox = LuaSandbox(max_memory=8 * 2**20, timeout=0.2)
     script = "local t = {}\nwhile true do pcall(function() t[#t + 1] = {1, 2, 3, 4, 5} end) end"
-    assert_unknown(run(sandbox, script), "timed out after 0.2 s")
+    result = run(sandbox, script)
+    assert_unknown(result)
+    assert "timed out after 0.2 s" in result.message or "ran out of memory" in result.message
+    assert run(sandbox, 'return {status = "Healthy"}').status is HealthStatusCode.HEALTHY
 
 
 def test_a_large_object_does_not_count_against_the_scripts_memory() -> None:
@@ -283,7 +288,7 @@ def test_invalid_lua_is_refused_at_compile_time_naming_the_script_and_line(
 
 
 def test_binary_chunks_are_refused(sandbox: LuaSandbox) -> None:
-    with pytest.raises(SpecError, match="attempt to load a binary chunk"):
+    with pytest.raises(SpecError, match="precompiled Lua is not accepted"):
         sandbox.compile("\x1bLua\x54\x00", ORIGIN)
 
 
@@ -318,3 +323,17 @@ def test_runs_from_many_threads_are_serialised(sandbox: LuaSandbox) -> None:
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(assess_many, ["a", "b", "c", "d"]))
     assert results == [{"a20100"}, {"b20100"}, {"c20100"}, {"d20100"}]
+
+
+def test_lua_5_1_functions_argo_cd_scripts_call_work_unchanged(sandbox: LuaSandbox) -> None:
+    script = """
+hs = {}
+local n = table.getn(obj.spec.sizes)
+local first, second = unpack(obj.spec.sizes)
+if _VERSION == "Lua 5.1" and n == 3 and first + second == 9 then
+  hs.status = "Healthy"
+  hs.message = string.format("%d sizes, ratio %s", n, tostring(obj.spec.ratio))
+end
+return hs
+"""
+    assert run(sandbox, script) == HealthStatus(HealthStatusCode.HEALTHY, "3 sizes, ratio 0.5")
