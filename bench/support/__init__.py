@@ -8,6 +8,7 @@
 - `processes`: those child processes, and their CPU seconds and peak RSS.
 - `status`: every app's sync, health, revision and comparison count, in one round trip.
 - `figures`: percentiles and the report every benchmark prints.
+- `cpu`: CPU seconds per call of an in-process function, and ratios to a baseline.
 - `options`: command-line value types (whole numbers, a new directory to keep).
 
 Benchmarks measure; they assert nothing about time (tests never do either).

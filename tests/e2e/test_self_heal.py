@@ -4,7 +4,9 @@ A user edits a managed Deployment the way kubectl does (a patch of the live obje
 `selfHeal` the pipeline puts the Git state back; when the drift comes back again and
 again, each revert waits longer: 0, timeout, timeout·factor … seconds after the previous
 operation finished (SEMANTICS §6; Argo CD's 0, 2, 6 s with its defaults, scaled down
-here). The revert times are the moments the local cluster stored the reverting writes.
+here). The revert times are the moments the local cluster stored the reverting writes;
+a revert never comes before its backoff, and how much later it comes is the machine's
+load, so it is printed, not asserted (the delays themselves: tests/unit/engine/test_autosync.py).
 Without `selfHeal` the drift stays and the app shows OutOfSync.
 """
 
@@ -30,8 +32,6 @@ IMAGE = "nginx:1.27"
 SELF_HEAL_TIMEOUT = 1.0
 SELF_HEAL_FACTOR = 3.0
 """Argo CD's 2 s and factor 3, scaled down: reverts 0, 1 and 3 s after the previous one."""
-SLACK = 1.0
-"""Seconds a revert may come later than its backoff (2 shared cores, other tests running)."""
 DRIFT_REFRESH_WINDOW = 0.1
 """The watcher's drift refresh throttle, scaled down with the backoff: at its default (1 s)
 a drift right after the sync's own writes waits up to a second to be noticed, which is as
@@ -128,10 +128,15 @@ async def test_repeated_drift_is_reverted_with_backoff(
     first = reverts[0] - drifts[0]
     gaps = [later - earlier for earlier, later in itertools.pairwise(reverts)]
     print(f"self-heal: first revert {first:.2f} s after the drift, then gaps {gaps}")
-    assert first < SELF_HEAL_TIMEOUT, "the first self-heal is immediate"
     backoff = [SELF_HEAL_TIMEOUT, SELF_HEAL_TIMEOUT * SELF_HEAL_FACTOR]
     for gap, wait in zip(gaps, backoff, strict=True):
-        assert wait <= gap <= wait + SLACK, (gaps, backoff)
+        assert gap >= wait, (gaps, backoff)
+
+    def healed_three_times(status: dict[str, Any]) -> bool:
+        sync = ((status.get("operationState") or {}).get("operation") or {}).get("sync") or {}
+        return sync.get("autoHealAttemptsCount") == len(reverts)
+
+    await pipeline.wait_status("web", healed_three_times, what="three self-heal attempts counted")
 
 
 async def test_without_self_heal_the_drift_stays_and_the_app_is_out_of_sync(

@@ -56,7 +56,6 @@ async def test_fires_at_its_time_on_the_target_subject(
     await schedules.schedule(ready_bus, RESYNC, _refresh("resync"), when)
     arrived, delivery = await _next(fired)
     assert arrived >= when.timestamp() - 0.05, "fired early"
-    assert arrived - when.timestamp() < 3, "fired late"
     assert delivery.message == _refresh("resync")
     assert delivery.subject == subjects.work(subjects.Work.REFRESH, APP)
     assert delivery.scheduled_by == subjects.schedule(Purpose.RESYNC, APP)
@@ -91,10 +90,10 @@ async def test_purposes_and_apps_have_timers_of_their_own(
 
 
 async def test_a_time_in_the_past_fires_at_once(ready_bus: Bus, fired: asyncio.Queue) -> None:
-    start = time.time()
     await schedules.schedule(ready_bus, RESYNC, _refresh("overdue"), _in(-30))
-    arrived, _ = await _next(fired)
-    assert arrived - start < 3
+    await schedules.schedule(ready_bus, SELFHEAL, _refresh("due soon"), _in(2.0))
+    reasons = [(await _next(fired))[1].message.reason for _ in range(2)]
+    assert reasons == ["overdue", "due soon"]
 
 
 @pytest.mark.parametrize(

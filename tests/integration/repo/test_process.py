@@ -1,7 +1,6 @@
 """The process runner git and kustomize share: deadline, output cap, the group killed."""
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,10 @@ def gone(pid: int) -> bool:
 async def test_a_deadline_kills_the_whole_process_group(tmp_path: Path) -> None:
     pid_file = tmp_path / "child"
     script = f"sleep 30 & echo $! > {pid_file}; wait"
-    started = time.monotonic()
 
     with pytest.raises(TimeoutError):
         await run_process(["sh", "-c", script], env=ENV, cwd=tmp_path, deadline=1.0, max_output=64)
 
-    assert time.monotonic() - started < 10
     child = int(pid_file.read_text())
 
     async def child_gone() -> bool:

@@ -1,6 +1,5 @@
 """ignoreDifferences (SEMANTICS §4.5): matching, jsonPointers, jqPathExpressions, limits."""
 
-import time
 from typing import Any
 
 import pytest
@@ -10,6 +9,9 @@ from app.engine.normalize.jq_paths import JqDeadlineExceeded, compile_jq_path, n
 from app.model.app_spec import ResourceIgnoreDifferences as Rule
 from app.model.errors import SpecError
 from app.model.resource import ResourceKey
+
+GENEROUS = 600.0
+"""A jq deadline no loaded machine reaches: these tests are about what is evaluated."""
 
 WEB = ResourceKey("apps", "Deployment", "prod", "web")
 
@@ -184,7 +186,8 @@ def test_nested_quantifier_detection(pattern: str, nested: bool) -> None:
     assert nested_quantifier(pattern) is nested
 
 
-def test_worst_admitted_expression_stays_within_the_deadline() -> None:
+def test_worst_admitted_expression_runs_to_its_answer() -> None:
+    """Admitted, it evaluates over a 200-item object (cost: `python -m bench hostile_inputs`)."""
     big = {
         "items": [
             {"name": f"n{i}", "labels": {f"k{j}": "a" * 60 for j in range(20)}} for i in range(200)
@@ -192,9 +195,8 @@ def test_worst_admitted_expression_stays_within_the_deadline() -> None:
     }
     expression = '.. | .. | select(type == "string" and test("^a+b$"))'
     path = compile_jq_path(expression, "f")
-    started = time.perf_counter()
-    path.delete_from(big)
-    assert time.perf_counter() - started < 1.0
+    assert path.delete_from(big, deadline=GENEROUS) == big
+    assert not path.disabled
 
 
 def test_deadline_exceeded_disables_the_expression() -> None:
@@ -202,7 +204,5 @@ def test_deadline_exceeded_disables_the_expression() -> None:
     obj = deployment()
     with pytest.raises(JqDeadlineExceeded, match="over the 1e-09s deadline"):
         path.delete_from(obj, deadline=1e-9)
-    started = time.perf_counter()
     with pytest.raises(JqDeadlineExceeded, match="disabled until the expression changes"):
-        path.delete_from(obj)
-    assert time.perf_counter() - started < 0.01
+        path.delete_from(obj, deadline=GENEROUS)

@@ -1,6 +1,5 @@
 """Manifest loading: what becomes an object, and the error for everything else."""
 
-import time
 import tracemalloc
 from collections.abc import Callable
 
@@ -210,31 +209,34 @@ def many_keys_duplicate_last() -> str:
     return CM.format(name="a") + "data:\n" + body + "  k0: again\n"
 
 
-BAD_INPUTS: list[tuple[str, Callable[[], str], str]] = [
-    ("invalid YAML", lambda: "a: [\n" * 1000, "app.yaml document 1"),
-    ("YAML bomb (billion laughs)", billion_laughs, "looks like a YAML bomb"),
-    ("missing kind", lambda: "apiVersion: v1\nmetadata: {name: a}\n", "kind: is required"),
-    ("50 MB document", fifty_megabytes, "over the 10,485,760 byte manifest limit"),
-    ("duplicate keys", many_keys_duplicate_last, "duplicate key 'k0' (first at line 6)"),
+MIB = 1024 * 1024
+
+# (rule, input, error, peak memory while refusing it). The input is built before memory is
+# traced; a parser that expanded the bomb, or copied and parsed the 50 MB document, would
+# allocate far more than its bound.
+BAD_INPUTS: list[tuple[str, Callable[[], str], str, int]] = [
+    ("invalid YAML", lambda: "a: [\n" * 1000, "app.yaml document 1", 16 * MIB),
+    ("YAML bomb (billion laughs)", billion_laughs, "looks like a YAML bomb", 4 * MIB),
+    ("missing kind", lambda: "apiVersion: v1\nmetadata: {name: a}\n", "kind: is required", MIB),
+    ("50 MB document", fifty_megabytes, "over the 10,485,760 byte manifest limit", MIB),
+    ("duplicate keys", many_keys_duplicate_last, "duplicate key 'k0' (first at line 6)", 32 * MIB),
 ]
 
 
 @pytest.mark.parametrize(
-    ("rule", "build", "message"), BAD_INPUTS, ids=[rule for rule, _, _ in BAD_INPUTS]
+    ("rule", "build", "message", "bound"), BAD_INPUTS, ids=[case[0] for case in BAD_INPUTS]
 )
-def test_bad_input_fails_fast_with_bounded_memory(
-    rule: str, build: Callable[[], str], message: str
+def test_bad_input_is_refused_with_bounded_memory(
+    rule: str, build: Callable[[], str], message: str, bound: int
 ) -> None:
+    """How long each refusal takes is measured by `python -m bench hostile_inputs`."""
     text = build()
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(SpecError) as caught:
             parse_manifests(text, source="app.yaml")
-        elapsed = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert message in str(caught.value)
-    assert elapsed < 1.0, f"{rule} took {elapsed:.2f}s"
-    assert peak < 100 * 1024 * 1024, f"{rule} peaked at {peak / 1e6:.0f} MB"
+    assert peak < bound, f"{rule} peaked at {peak / MIB:.1f} MiB (bound {bound / MIB:.0f} MiB)"

@@ -2,7 +2,6 @@
 the bus; and the log of a delivery tells its story without secrets or the body."""
 
 import asyncio
-import time
 import zlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -46,17 +45,15 @@ async def test_gib_body_without_length_is_413_without_being_read(
 ) -> None:
     client = await start_webhook(GITHUB.settings(), fleet(GITHUB.repo_url))
     body = Streamed()
-    rss_before, started = _rss(), time.monotonic()
+    rss_before = _rss()
 
     async with client.post(
         "/api/webhook", data=body.__aiter__(), headers={"X-GitHub-Event": "push"}
     ) as response:
         status, answer = response.status, await response.json()
-    elapsed = time.monotonic() - started
 
     assert status == 413
     assert "over the 10485760-byte limit" in answer["message"]
-    assert elapsed < 5.0
     assert body.produced < 128 * MIB, f"{body.produced >> 20} MiB were sent"
     assert _rss() - rss_before < 64 * MIB
     assert await nothing_published(ready_bus)
