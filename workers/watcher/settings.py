@@ -9,12 +9,11 @@ NOT_WATCHED: tuple[GroupKind, ...] = (
     GroupKind("coordination.k8s.io", "Lease"),
     GroupKind("", "Endpoints"),
     GroupKind("discovery.k8s.io", "EndpointSlice"),
-    GroupKind("argoproj.io", "Application"),
-    GroupKind("argoproj.io", "AppProject"),
 )
 """Kinds never watched on destination clusters: high-churn bookkeeping nobody deploys
-(events, leases, endpoints) and Sluice's own Applications and AppProjects (the control
-plane follows those). Every kind of the `events.k8s.io` group is skipped as well."""
+(events, leases, endpoints). Every kind of the `events.k8s.io` group is skipped as well.
+Applications and AppProjects are watched like any kind (app of apps: a parent tracks the
+children it deploys); the control plane follows them separately to reconcile them."""
 NOT_WATCHED_GROUPS: tuple[str, ...] = ("events.k8s.io",)
 
 

@@ -8,7 +8,8 @@ package decides, per resource, the normalized target and live forms (SEMANTICS Â
 1. tracking: a leftover live instance label is copied into the target (annotation tracking);
 2. managedFieldsManagers: fields owned by those managers are removed from both sides;
 3. basics: creationTimestamp and (by default, for every kind) `/status` removed, Secret
-   `stringData` merged into `data` as base64, live `managedFields` dropped;
+   `stringData` merged into `data` as base64, live `managedFields` dropped, a child
+   Application's `operation` dropped (app of apps);
 4. ignoreDifferences: jsonPointers and jqPathExpressions (`ignore`);
 5. known types: canonical quantities, integral numbers, nulls and empty Go lists/maps
    (`known_types`), for built-in API groups only.

@@ -6,6 +6,9 @@ from typing import Any
 from app.model.resource import KubeObject
 
 _SERVER_METADATA = ("creationTimestamp", "managedFields")
+_APPLICATION_API_VERSIONS = frozenset({"argoproj.io/v1alpha1"})
+"""An Argo CD Application's `operation` is a request to its controller (what `argocd app
+sync` writes, removed once started), never desired state: a parent app ignores it."""
 
 
 def _without(mapping: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -15,8 +18,11 @@ def _without(mapping: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def strip_server_fields(obj: KubeObject, *, ignore_status: bool = True) -> KubeObject:
-    """`obj` without metadata.creationTimestamp, metadata.managedFields and (by default) status."""
+    """`obj` without metadata.creationTimestamp, metadata.managedFields, (by default) status,
+    and an Argo CD Application's `operation`."""
     out = _without(obj, ("status",)) if ignore_status else obj
+    if obj.get("kind") == "Application" and obj.get("apiVersion") in _APPLICATION_API_VERSIONS:
+        out = _without(out, ("operation",))
     meta = out.get("metadata")
     if isinstance(meta, dict):
         new_meta = _without(meta, _SERVER_METADATA)

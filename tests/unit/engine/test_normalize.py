@@ -141,6 +141,20 @@ def test_status_kept_when_status_is_not_ignored() -> None:
     assert out["status"] == {"replicas": 1}
 
 
+def test_a_child_applications_operation_and_status_are_not_compared() -> None:
+    child = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "child", "namespace": "argocd"},
+        "spec": {"project": "default"},
+    }
+    key = ResourceKey("argoproj.io", "Application", "argocd", "child")
+    live = {**child, "operation": {"sync": {"revision": "abc"}}, "status": {"sync": {}}}
+    assert normalize_pair(child, live, key, NO_RULES, OPTIONS).live == child
+    other = {**live, "apiVersion": "example.com/v1"}
+    assert "operation" in normalize_one(other, key, NO_RULES, OPTIONS).obj
+
+
 def test_secret_string_data_merged_into_data_as_base64() -> None:
     secret = {
         "apiVersion": "v1",

@@ -93,6 +93,28 @@ def test_custom_lua_check_decides_before_the_built_in_one() -> None:
     )
 
 
+def test_a_users_application_check_wins_over_the_built_in_one() -> None:
+    """App of apps: teams bring Argo CD's documented argoproj.io_Application snippet."""
+    script = (
+        'hs = {status = "Progressing", message = "waiting for sync"}\n'
+        'if obj.status ~= nil and obj.status.sync ~= nil and obj.status.sync.status == "Synced"'
+        ' then hs.status = "Healthy" end\n'
+        "return hs"
+    )
+    configured = HealthCustomizations.from_config(
+        {"resource.customizations.health.argoproj.io_Application": script}
+    )
+    child = live(
+        "argoproj.io/v1alpha1",
+        "Application",
+        status={"health": {"status": "Degraded"}, "sync": {"status": "Synced"}},
+    )
+    assert assess(child, customizations=BUILTIN_ONLY).status is HealthStatusCode.DEGRADED
+    assert assess(child, customizations=configured) == HealthStatus(
+        HealthStatusCode.HEALTHY, "waiting for sync"
+    )
+
+
 def test_failing_lua_check_is_unknown_without_falling_back_to_the_built_in() -> None:
     configured = HealthCustomizations.from_config(
         {"resource.customizations.health.apps_Deployment": "error('no')"}
