@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator, Iterator
 import psutil
 import pytest
 
-from app import log
+from app import log_setup
 from tests.support import procs
 
-log.configure(level="info", fmt="json")
+log_setup.configure(level="info", fmt="json")
 
 pytest_plugins = [
     "tests.support.fixtures_servers",

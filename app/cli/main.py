@@ -10,7 +10,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from app import log
+from app import log_setup
 
 COMMAND_MODULES = (
     "app.cli.up",
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    log.configure(level=args.log_level, fmt=args.log_format)
+    log_setup.configure(level=args.log_level, fmt=args.log_format)
     code: int = args.run(args)
     return code
 

@@ -97,3 +97,54 @@ async def test_a_bad_metrics_port_is_refused_naming_the_variable(
     process = await start(["worker", "render"], env, log)
     assert await asyncio.wait_for(process.wait(), 30) == 2
     assert "SLUICE_METRICS_PORT='x' is not a port number" in log.read_text()
+
+
+async def _raw(port: int, request: bytes, *, read: bool = True) -> bytes:
+    """Send `request` as is; the answer's first bytes (none when `read` is False: the
+    connection is reset instead)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(200), 30) if read else b""
+    if not read:
+        writer.transport.abort()
+    writer.close()
+    return answer
+
+
+async def test_malformed_requests_log_one_redacted_line_each_never_a_traceback(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    api_port = free_port("127.0.0.1")
+    env = dict(base_env, SLUICE_API_PORT=str(api_port), SLUICE_API_TOKENS=TOKEN)
+    log = tmp_path / "api.log"
+    process = await start(["api"], env, log)
+    long_bearer = "Bearer " + TOKEN + "a" * 9000
+    long_bare = TOKEN + "b" * 9000
+    try:
+
+        async def healthy() -> bool:
+            return (await get(f"http://127.0.0.1:{api_port}/healthz"))[0] == 200
+
+        await eventually(healthy, timeout=60, what=f"the API to answer ({log})")
+        for value in (long_bearer, long_bare):
+            request = (
+                f"GET /api/v1/applications HTTP/1.1\r\nHost: x\r\nAuthorization: {value}\r\n\r\n"
+            )
+            assert (await _raw(api_port, request.encode())).startswith(b"HTTP/1.0 400")
+        assert (await _raw(api_port, b"GARBAGE\x00 / HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.0 400")
+        half = f"POST /api/v1/applications HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        await _raw(api_port, (half + "Content-Length: 100\r\n\r\n{").encode(), read=False)
+        stream = f"GET /api/v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+        assert (await _raw(api_port, stream.encode())).startswith(b"HTTP/1.1 200")
+        assert (await get(f"http://127.0.0.1:{api_port}/healthz"))[0] == 200
+    finally:
+        code = await stop(process)
+    text = log.read_text()
+    assert code == 0, text[-2000:]
+    lines = text.splitlines()
+    assert all(line.startswith("{") for line in lines), [x for x in lines if not x.startswith("{")]
+    assert TOKEN not in text
+    assert "Traceback" not in text
+    too_long = [line for line in lines if "LineTooLong" in line]
+    assert len(too_long) == 2, too_long

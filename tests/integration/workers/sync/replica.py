@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app import log
+from app import log_setup
 from app.bus import topology
 from app.bus.connection import NatsSettings
 from app.bus.consumer import ConsumerSettings
@@ -72,5 +72,5 @@ async def main(config: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    log.configure(level="info", fmt="json")
+    log_setup.configure(level="info", fmt="json")
     asyncio.run(main(json.loads(sys.argv[1])))
