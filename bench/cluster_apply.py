@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from app import log
+from app import log_setup
 from app.cluster import Cluster, ClusterSettings, load_kubeconfig
 from app.localcluster.cluster import LocalCluster
 from app.localcluster.settings import ControllerSettings, LocalClusterSettings
@@ -187,7 +187,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kubectl-runs", type=int, default=5, help="timed kubectl invocations")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    log.configure(level="warning")
+    log_setup.configure(level="warning")
     if args.serve:
         asyncio.run(serve(args.serve))
         return 0

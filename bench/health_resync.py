@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from app import log
+from app import log_setup
 from app.engine.health import assess
 from bench.support.cpu import cpu_per_call, ratio
 from bench.support.figures import Line, report
@@ -46,7 +46,7 @@ def _certificate(i: int) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     argparse.ArgumentParser(prog="bench health_resync", description=__doc__).parse_args(argv)
-    log.configure("warning")
+    log_setup.configure("warning")
     builtin = [_deployment(i) for i in range(OBJECTS // 2)]
     lua = [_certificate(i) for i in range(OBJECTS // 2)]
     texts = [json.dumps(obj) for obj in (*builtin, *lua)]

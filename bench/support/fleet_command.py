@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from app import log
+from app import log_setup
 from bench.support.figures import Line
 from bench.support.fleet import WORKERS, FleetOptions
 from bench.support.options import new_directory, positive
@@ -82,7 +82,7 @@ def run_fleet(
     """The options, the fleet they describe and what `run` measured on it; None (the reason
     printed) when the benchmark gave up."""
     args = options_parser(f"python -m bench {name}", description).parse_args(argv)
-    log.configure(level="warning")
+    log_setup.configure(level="warning")
     options = fleet_options(args)
     try:
         return args, options, asyncio.run(run(options))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from app import log
+from app import log, log_setup
 from app.cli.stack import Stack, StackOptions
 from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
@@ -114,7 +114,7 @@ def latency_main(
     parser.add_argument("--resources", type=positive, default=20, help="objects in the app")
     parser.add_argument("--runs", type=positive, default=20, help="timed rounds")
     args = parser.parse_args(argv)
-    log.configure(level="warning")
+    log_setup.configure(level="warning")
     try:
         samples = asyncio.run(run(args.resources, args.runs))
     except TimeoutError as e:
