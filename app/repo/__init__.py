@@ -35,6 +35,9 @@ Decisions and why:
   directories skipped, include/exclude globs with braces (globs.py), combined size cap
   before reading. Files are read straight from the object database, batched across apps
   (blobs.py): no checkout at all. Types are declared or discovered (sourcetype.py).
+- Jsonnet files of a directory source (jsonnet.py) are evaluated by go-jsonnet in a child
+  process (jsonnet_child.py) over a private checkout: imports confined to it, deadline,
+  output and memory caps, the process group killed past any of them.
 - Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
 - Kustomize sources (kustomize.py) build in such a work dir: the Application's overrides
   merged into the kustomization (kustomize_edit.py), every reference checked to stay in

@@ -1,8 +1,9 @@
 """Which files of a commit make up a plain-directory source (Argo CD's "directory" type).
 
 Argo CD (reposerver findManifests) walks source.path in name order, depth first, taking
-files named `*.yaml`, `*.yml`, `*.json` (and `*.jsonnet`, which Sluice does not evaluate:
-that is an error naming the file, so it is never silently dropped). Subdirectories are
+files named `*.yaml`, `*.yml`, `*.json` and `*.jsonnet` (listed apart: they are evaluated
+in a checkout, jsonnet.py, and do not count against the manifest size cap, their output
+does). Subdirectories are
 entered only with `directory.recurse`; directories whose name starts with `.` never (unless
 the operator includes hidden directories). `exclude` then `include` globs match the path
 relative to source.path; they are applied before symlinks are followed, so an excluded
@@ -66,6 +67,8 @@ class Selection:
     app_dir: str
     files: tuple[SelectedFile, ...]
     skipped: tuple[Skipped, ...]
+    jsonnet: tuple[str, ...] = ()
+    """Repo-relative paths of the `.jsonnet` files to evaluate, in walk order."""
 
     @property
     def total_bytes(self) -> int:
@@ -91,6 +94,7 @@ class _Selector:
                 options.exclude, field=f"{field}.directory.exclude"
             )
         self.files: list[SelectedFile] = []
+        self.jsonnet: list[str] = []
         self.skipped: list[Skipped] = []
 
     def walk(self, directory: str, relative: str) -> None:
@@ -150,10 +154,8 @@ class _Selector:
                 self.skipped.append(Skipped(path, f"symlink to a {target_kind.value}"))
                 return
         if path.endswith(JSONNET_SUFFIX):
-            raise RenderError(
-                f"{self.field}.path: {path!r} is a Jsonnet file, which Sluice does not evaluate; "
-                f"exclude it with {self.field}.directory.exclude or render it to YAML in Git"
-            )
+            self.jsonnet.append(path)
+            return
         self.files.append(SelectedFile(path, content_path, self.tree.entries[content_path]))
 
 
@@ -171,7 +173,9 @@ def select_manifests(
         raise PathError(f"{field}.path", f"{app_dir!r} is not a directory")
     selector = _Selector(tree, options, field=field, max_hops=max_hops)
     selector.walk(app_dir, "")
-    selection = Selection(app_dir, tuple(selector.files), tuple(selector.skipped))
+    selection = Selection(
+        app_dir, tuple(selector.files), tuple(selector.skipped), tuple(selector.jsonnet)
+    )
     if selection.total_bytes > max_bytes:
         raise LimitExceeded(
             f"{field}.path: the manifests under {app_dir or '/'!r} total "

@@ -4,7 +4,8 @@ Shared by git (gitprocess.py) and the render tools (kustomize.py). The caller bu
 and the environment; this module starts the process in its own session (so everything it
 spawns, ssh or a kustomize git clone, is in one process group), reads stdout up to a cap
 (stopping the process when it is exceeded), keeps the first 64 KiB of stderr, and kills
-the whole group when the deadline passes, a `watch` callback objects, or the caller is
+the whole group when the deadline passes, a `watch` callback objects, the group's memory
+(resident set of the process and its descendants) passes `max_rss`, or the caller is
 cancelled. A deadline surfaces as TimeoutError for the caller to word.
 """
 
@@ -16,6 +17,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 STDERR_CAP = 64 * 1024
 """Bytes of stderr kept; the rest is read and dropped so the process never blocks."""
@@ -44,6 +47,7 @@ async def run_process(
     max_output: int,
     stdin: bytes | None = None,
     watch: Callable[[], str | None] | None = None,
+    max_rss: int | None = None,
 ) -> Finished:
     """Run `argv` to completion or until stopped; TimeoutError when `deadline` passes."""
     started = time.monotonic()
@@ -56,6 +60,8 @@ async def run_process(
         cwd=cwd,
         start_new_session=True,
     )
+    if max_rss is not None:
+        watch = _memory_watch(proc.pid, max_rss, watch)
     try:
         async with asyncio.timeout(deadline):
             stdout, stderr, violation = await _communicate(proc, stdin, max_output, watch)
@@ -63,6 +69,32 @@ async def run_process(
     finally:
         await _reap(proc)
     return Finished(code, stdout, stderr, violation, time.monotonic() - started)
+
+
+def _resident(pid: int) -> int:
+    try:
+        process = psutil.Process(pid)
+        family = [process, *process.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for member in family:
+        try:
+            total += member.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
+
+
+def _memory_watch(
+    pid: int, max_rss: int, then: Callable[[], str | None] | None
+) -> Callable[[], str | None]:
+    def watch() -> str | None:
+        if _resident(pid) > max_rss:
+            return f"its memory exceeded {max_rss // (1024 * 1024)} MiB"
+        return then() if then is not None else None
+
+    return watch
 
 
 class _Violation(Exception):

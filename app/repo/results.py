@@ -47,6 +47,8 @@ class DirectoryRender:
     files: tuple[ManifestFile, ...]
     skipped: tuple[Skipped, ...]
     """Files and directories seen but not rendered, with the reason (hidden, links…)."""
+    jsonnet: tuple[str, ...] = ()
+    """`.jsonnet` files (repo-relative, walk order) the caller evaluates (jsonnet.py)."""
 
     @property
     def total_bytes(self) -> int:
@@ -55,7 +57,10 @@ class DirectoryRender:
     @property
     def weight(self) -> int:
         """Approximate memory held, for the render cache."""
-        return sum(len(f.text) + len(f.path) + _PER_FILE_OVERHEAD for f in self.files) + 1024
+        listed = sum(len(p) + _PER_FILE_OVERHEAD for p in self.jsonnet)
+        return (
+            sum(len(f.text) + len(f.path) + _PER_FILE_OVERHEAD for f in self.files) + listed + 1024
+        )
 
 
 @dataclass

@@ -385,7 +385,9 @@ class Repositories:
                 ManifestFile(f.path, decode_manifest(blobs[f.entry.oid], path=f.path, field=field))
                 for f in selection.files
             )
-            result = DirectoryRender(repo.display, commit, app_dir, files, selection.skipped)
+            result = DirectoryRender(
+                repo.display, commit, app_dir, files, selection.skipped, selection.jsonnet
+            )
             self._rendered.put(key, result)
             logger.debug(
                 "rendered", repo=repo.display, commit=commit, path=app_dir, files=len(files)

@@ -46,6 +46,14 @@ class RepoSettings:
     """Deadline in seconds for one render tool run (`kustomize build`); it is killed after
     it (Argo CD's `ARGOCD_EXEC_TIMEOUT`, default 90 s)."""
 
+    max_render_memory: int = 1024 * MiB
+    """Most resident memory one render child (Jsonnet evaluator, plugin command, with its
+    children) may use; past it the process group is killed and the render fails."""
+
+    plugins_dir: Path | None = None
+    """Directory of Config Management Plugins, one subdirectory per plugin holding its
+    `plugin.yaml` (Argo CD's sidecar layout, plugins/registry.py); None: no plugins."""
+
     max_manifest_bytes: int = 10 * MiB
     """Combined size of the manifest files of one directory source, checked before any is
     read (Argo CD's `reposerver.max.combined.directory.manifests.size`, default 10M)."""

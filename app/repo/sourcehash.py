@@ -6,6 +6,10 @@ directory options, and the Helm/Kustomize/plugin blocks and unknown fields for t
 renderers to come); `name` does not (it labels the source in multi-source apps). Two
 Applications with equal hashes at the same commit get the same manifests. The version
 prefix lets a change to rendering invalidate every cached entry at once.
+
+A render that sees the build environment (`${ARGOCD_APP_NAME}`… in Jsonnet variables, or
+any plugin, which gets them all) depends on the app too: `uses_build_env` says so, and the
+caller passes the app's instance name as `app_context`, so two apps never share it.
 """
 
 import hashlib
@@ -26,12 +30,27 @@ def normalize_source_path(path: str) -> str:
     return cleaned or "."
 
 
-def source_hash(source: ApplicationSource) -> str:
-    """Hex SHA-256 of the normalized source; RepoURLError if repoURL does not parse."""
+def uses_build_env(source: ApplicationSource, *, plugins: bool) -> bool:
+    """Whether the source's render may differ between apps (see the module docstring).
+
+    With `plugins` (the render host has plugins) a source that declares no type may be
+    taken by a discovered plugin, so it counts too."""
+    if source.plugin is not None:
+        return True
+    if source.directory is not None:
+        return "$" in json.dumps(source.directory.jsonnet)
+    return plugins and not (source.chart or source.helm or source.kustomize)
+
+
+def source_hash(source: ApplicationSource, *, app_context: str = "") -> str:
+    """Hex SHA-256 of the normalized source (and `app_context` when given); RepoURLError if
+    repoURL does not parse."""
     data = codec.encode(source)
     data.pop("name", None)
     data["repoURL"] = cache_key(source.repo_url)
     data["path"] = normalize_source_path(source.path)
     data["targetRevision"] = normalize_revision(source.target_revision)
+    if app_context:
+        data["app"] = app_context
     blob = json.dumps([HASH_VERSION, data], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app import log
+from app.engine.build_env import BuildTarget, build_environment
 from app.engine.manifests import load_manifests
 from app.engine.redact import redact_text
 from app.engine.source_plan import SourcePlan, plan_sources
@@ -48,11 +49,12 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import RenderError, RepoError
+from app.repo.jsonnet import evaluate_jsonnet
 from app.repo.kustomize import build_kustomize
 from app.repo.refs import RefListing
 from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
-from app.repo.sourcehash import source_hash
+from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
 from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
@@ -120,17 +122,41 @@ class AppManifests:
         return sum(1 for s in self.sources if not s.cached)
 
 
-Renderer = Callable[[Runtime, ApplicationSource, str, str, str], Awaitable[RenderedManifests]]
+Renderer = Callable[
+    [Runtime, ApplicationSource, str, str, Application], Awaitable[RenderedManifests]
+]
 """Renders `source` at a resolved commit; `field` names the source in errors; the last
-argument is the app's project (which repository credentials it may use)."""
+argument is the app (its project says which repository credentials it may use)."""
+
+
+def build_target(
+    rt: Runtime, app: Application, source: ApplicationSource, commit: str
+) -> BuildTarget:
+    """What Argo CD's build environment says about this render (no cluster facts)."""
+    return BuildTarget(
+        app_name=rt.instance_name(app),
+        app_namespace=app.spec.destination.namespace,
+        revision=commit,
+        source_path=source.path,
+        source_repo_url=source.repo_url,
+        source_target_revision=source.target_revision,
+    )
 
 
 async def _render_directory(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
 ) -> RenderedManifests:
+    project = app.spec.project
     render = await rt.repos.render_directory(source, commit, field=field, project=project)
+    files = list(render.files)
+    if render.jsonnet:
+        variables = build_environment(build_target(rt, app, source, commit))
+        files += await evaluate_jsonnet(
+            rt.repos, source, commit, render.jsonnet,
+            field=field, project=project, variables=variables,
+        )  # fmt: skip
     try:
-        manifests = load_manifests(render.files)
+        manifests = load_manifests(files)
     except SpecError as e:
         raise RenderError(
             f"{field}.path: {e} (in {render.repo} at {commit[:12]}); fix the file in Git"
@@ -141,8 +167,9 @@ async def _render_directory(
 
 
 async def _render_kustomize(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
 ) -> RenderedManifests:
+    project = app.spec.project
     build = await build_kustomize(rt.repos, source, commit, field=field, project=project)
     if build.ignored:
         logger.info(
@@ -161,7 +188,7 @@ async def _render_kustomize(
 
 
 async def _render_reference(
-    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _project: str
+    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _app: Application
 ) -> RenderedManifests:
     """A reference-only source renders nothing; its empty entry keeps every source cached."""
     return RenderedManifests([], "", {"reference": True})
@@ -200,16 +227,17 @@ def _renderer(source: ApplicationSource, field: str) -> Renderer:
 
 
 async def _render_discovered(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, project: str
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
 ) -> RenderedManifests:
     """A source that declares no type, rendered as its files at `commit` say it is."""
+    project = app.spec.project
     discovered = await rt.repos.source_type_at(source, commit, field=field, project=project)
     renderer = RENDERERS.get(discovered)
     if renderer is None:
         raise RenderError(
             f"{field}: {source.path or '/'!r} is a {discovered.value} source; {_UNSUPPORTED}"
         )
-    return await renderer(rt, source, commit, field, project)
+    return await renderer(rt, source, commit, field, app)
 
 
 async def _resolve(
@@ -243,22 +271,26 @@ async def _resolve(
 
 
 async def _source_manifests(
-    rt: Runtime, refs: RefsCache, plan: SourcePlan, project: str, *, force: bool, fresh_refs: bool
-) -> SourceManifests:
+    rt: Runtime, refs: RefsCache, plan: SourcePlan, app: Application, *, force: bool,
+    fresh_refs: bool,
+) -> SourceManifests:  # fmt: skip
     source, field = plan.source, plan.field
+    project = app.spec.project
     renderer = _renderer(source, field) if plan.renders else _render_reference
     resolved = await _resolve(
         rt, refs, source, plan.revision, field, project=project, force=force or fresh_refs
     )
     commit = resolved.commit
     identity = rt.repos.cache_identity(source.repo_url, project=project, field=field)
-    key = ManifestKey(identity, commit, source_hash(source))
+    plugins = rt.repos.settings.plugins_dir is not None
+    context = rt.instance_name(app) if uses_build_env(source, plugins=plugins) else ""
+    key = ManifestKey(identity, commit, source_hash(source, app_context=context))
     if not force:
         hit = await rt.manifests.get(key)
         if hit is not None:
             return SourceManifests(field, source, commit, resolved.reason, hit, True)
     started = time.perf_counter()
-    rendered = await renderer(rt, source, commit, field, project)
+    rendered = await renderer(rt, source, commit, field, app)
     RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
         time.perf_counter() - started
     )
@@ -292,9 +324,7 @@ async def manifests_for(
     for plan in plans:
         field = plan.field
         try:
-            part = await _source_manifests(
-                rt, refs, plan, app.spec.project, force=force, fresh_refs=fresh_refs
-            )
+            part = await _source_manifests(rt, refs, plan, app, force=force, fresh_refs=fresh_refs)
         except RepoError as e:
             text = str(e) if str(e).startswith(field) else f"{field}: {e}"
             raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None

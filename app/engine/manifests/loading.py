@@ -2,8 +2,10 @@
 
 `load_manifests` checks the combined size of a render before parsing anything, then parses
 each file (JSON when its name ends in `.json`, YAML otherwise), flattens Lists and checks
-that every object can be identified. The first problem raises `SpecError` whose source
-names the file, the 1-based document index and the line, e.g.
+that every object can be identified. A `.jsonnet` file's content is its evaluated JSON,
+taken as Argo CD takes it: an object is one manifest, an array one per element (`null`
+and `null` elements give none, a nested array is refused). The first problem raises
+`SpecError` whose source names the file, the 1-based document index and the line, e.g.
 `charts/web.yaml document 3 (line 41): metadata.name: is required ...`.
 """
 
@@ -74,9 +76,13 @@ def parse_manifests(
             raise SpecError("", f"not UTF-8 text (byte {e.start})", source=source) from None
     else:
         text = content
-    documents = (
-        _json_documents(text, source) if source.endswith(".json") else _yaml(text, source, limits)
-    )
+    documents: Iterable[tuple[int, int, Any]]
+    if source.endswith(".jsonnet"):
+        documents = _jsonnet_documents(text, source)
+    elif source.endswith(".json"):
+        documents = _json_documents(text, source)
+    else:
+        documents = _yaml(text, source, limits)
     objects: list[KubeObject] = []
     for index, line, data in documents:
         for item, obj in _flatten(data, source, index, line):
@@ -118,6 +124,26 @@ def _json_documents(text: str, source: str) -> list[tuple[int, int, Any]]:
     except RecursionError:
         raise SpecError("", "JSON nests too deeply", source=_where(source, 1, 0)) from None
     return [] if data is None else [(1, 1, data)]
+
+
+def _jsonnet_documents(text: str, source: str) -> list[tuple[int, int, Any]]:
+    """An evaluated Jsonnet file: an object, or an array whose elements are the documents."""
+    parsed = _json_documents(text, source)
+    if not parsed or not isinstance(parsed[0][2], list):
+        return [(1, 0, data) for _, _, data in parsed]
+    data = parsed[0][2]
+    documents: list[tuple[int, int, Any]] = []
+    for index, item in enumerate(data, start=1):
+        if isinstance(item, list):
+            raise SpecError(
+                "",
+                "is an array inside the output array; Argo CD takes an object or an array of "
+                "objects: flatten it with std.flattenArrays",
+                source=_where(source, index, 0),
+            )
+        if item is not None:
+            documents.append((index, 0, item))
+    return documents
 
 
 def _is_list(data: dict[str, Any]) -> bool:

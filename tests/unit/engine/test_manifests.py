@@ -71,6 +71,46 @@ def test_json_file_parsed_as_json_and_list_flattened() -> None:
     assert names(parse_manifests(text, source="out.json")) == ["a"]
 
 
+def _cm(name: str) -> str:
+    return f'{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "{name}"}}}}'
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        pytest.param(_cm("a"), ["a"], id="object"),
+        pytest.param(f"[{_cm('a')}, null, {_cm('b')}]", ["a", "b"], id="array-nulls-dropped"),
+        pytest.param(
+            f'[{{"apiVersion": "v1", "kind": "List", "items": [{_cm("a")}, {_cm("b")}]}}]',
+            ["a", "b"],
+            id="list-in-array-flattened",
+        ),
+        pytest.param("null", [], id="null"),
+        pytest.param("[]", [], id="empty-array"),
+    ],
+)
+def test_jsonnet_output_is_shaped_as_argo_cd_shapes_it(output: str, expected: list[str]) -> None:
+    assert names(parse_manifests(output, source="app/main.jsonnet")) == expected
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        pytest.param(f"[[{_cm('a')}]]", "main.jsonnet document 1: is an array inside", id="nested"),
+        pytest.param(
+            f'[{_cm("a")}, "x"]',
+            "main.jsonnet document 2: expected a Kubernetes object",
+            id="string-element",
+        ),
+        pytest.param('"text"', "expected a Kubernetes object (a mapping), got str", id="string"),
+    ],
+)
+def test_jsonnet_output_that_argo_cd_refuses_is_refused(output: str, message: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_manifests(output, source="app/main.jsonnet")
+    assert message in str(caught.value)
+
+
 def test_merge_keys_are_not_duplicates() -> None:
     text = (
         "base: &base {x: 1}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"

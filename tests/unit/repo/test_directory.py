@@ -145,10 +145,21 @@ def test_excluded_dangling_link_is_harmless() -> None:
     assert selected(spec, DirectoryOptions(exclude="gone.yaml")) == ["app/x.yaml"]
 
 
-def test_jsonnet_is_refused_by_name() -> None:
-    tree = make_tree({"app/main.jsonnet": "{}", "app/x.yaml": "x"})
-    with pytest.raises(RenderError, match=r"'app/main\.jsonnet' is a Jsonnet file"):
-        select_manifests(tree, "app", DirectoryOptions(), field="s", max_bytes=100, max_hops=16)
+def test_jsonnet_files_are_listed_apart_with_include_and_exclude_applied() -> None:
+    tree = make_tree(
+        {
+            "app/main.jsonnet": "{}" * 100,
+            "app/skip.jsonnet": "{}",
+            "app/lib.libsonnet": "{}",
+            "app/x.yaml": "x",
+            "app/sub/more.jsonnet": "{}",
+        }
+    )
+    options = DirectoryOptions(recurse=True, exclude="skip.jsonnet")
+    selection = select_manifests(tree, "app", options, field="s", max_bytes=100, max_hops=16)
+    assert selection.jsonnet == ("app/main.jsonnet", "app/sub/more.jsonnet")
+    assert [f.path for f in selection.files] == ["app/x.yaml"]
+    assert selection.total_bytes == 1, "Jsonnet sources do not count as manifest bytes"
 
 
 def test_submodule_is_skipped_with_reason() -> None:
