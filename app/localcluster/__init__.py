@@ -9,8 +9,8 @@ change (watches fed from one change log, bounded history, 410 for compacted vers
 and when objects go away (finalizers, propagation policies, garbage collection,
 namespaces terminating).
 Simulated controllers then move workloads through their lifecycle so health has
-something to assess. The contract is ../shared/design/LOCAL-CLUSTER.md; the measure of
-correctness is the real client.
+something to assess. The contract is docs/local-cluster.md; the measure of correctness
+is the real client.
 
 Layout: `api/` the object semantics every writer shares, `web/` the HTTP surface,
 `system/` the reconcilers the API server itself runs (garbage collector, namespace and
