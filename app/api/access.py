@@ -2,7 +2,7 @@
 
 - An app the caller may not `get` (Argo CD's RBAC, `authz.py`), outside the namespaces
   Sluice manages, or absent from the registry gets the same answer, word for word:
-  `application ns/name not found` (THREATS.md, existence probing). An app the caller may
+  `application ns/name not found` (docs/threats.md, existence probing). An app the caller may
   see but not act on in the way asked: 403 `permission denied: ...`.
 - The RBAC object of an app is `<project>/<name>` (`<project>/<namespace>/<name>` outside
   the control-plane namespace), with the project the app has now, as stored.

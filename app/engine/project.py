@@ -1,6 +1,6 @@
 """AppProject checks: may this app deploy from that repo, to that destination, that kind?
 
-The project is a security boundary (THREATS.md, "project escape"): every target object is
+The project is a security boundary (docs/threats.md, "project escape"): every target object is
 checked against it, in compare and in sync, and each check returns a `Permission` whose
 message is Argo CD's wording, so users see the same text in status, events and the CLI.
 

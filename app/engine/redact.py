@@ -1,7 +1,7 @@
 """Redaction: the single choke point that keeps credentials and Secret values out of sight.
 
 Everything Sluice shows a person or writes down (errors, log lines, conditions, events,
-diffs, status) passes through here first (THREATS.md, "credentials in errors" and "Secret
+diffs, status) passes through here first (docs/threats.md, "credentials in errors" and "Secret
 values in diffs"):
 
 - `redact_text` masks credentials in free text: the password (or a lone token) in URL

@@ -18,7 +18,7 @@ reads it). Its `data` keys, each base64 as the API server returns them:
 
 `execProviderConfig` and `awsAuthConfig` run a program for credentials; a Secret anyone
 able to write Secrets in the namespace can create must not make Sluice run commands
-(THREATS.md, kubeconfig `exec`), so both are refused unless the operator allows exec.
+(docs/threats.md, kubeconfig `exec`), so both are refused unless the operator allows exec.
 The in-cluster address names Sluice's own control plane, reached with its own
 credentials: a Secret claiming it is refused.
 

@@ -3,7 +3,7 @@
 Kustomize's default load restrictor (RootOnly) keeps the *files* a kustomization reads
 (patches, generator inputs) under its own directory, but a resource, base, component,
 generator, transformer or validator that is a *directory* starts a new root wherever it
-is, so `resources: [../../outside]` would read beyond the repository (THREATS.md, path
+is, so `resources: [../../outside]` would read beyond the repository (docs/threats.md, path
 traversal). Before the build, every kustomization reachable from the app's one is read
 and each local entry of those lists is resolved (symlinks included) and required to stay
 inside the checkout root; directories are followed in turn.

@@ -1,6 +1,6 @@
 """The one path resolver: every path taken from an Application goes through `resolve_path`.
 
-Rules (THREATS.md, "Rendering"): a leading `/` means the repository root, anything else is
+Rules (docs/threats.md, "Rendering"): a leading `/` means the repository root, anything else is
 relative to a base directory (the repository root, or source.path for files named inside
 an app); symlinks are followed component by component, as the kernel would, but the walk
 is confined: a `..` that would climb above the root, or a symlink that is absolute, is an

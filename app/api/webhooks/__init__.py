@@ -1,7 +1,8 @@
 """Git host webhooks: a push to a repository refreshes exactly the Applications it can change.
 
 `POST /api/webhook` accepts the push webhooks of GitHub, GitLab, Bitbucket Cloud, Bitbucket
-Server, Azure DevOps, Gitea and Gogs (SEMANTICS §8; THREATS "Webhooks"). What it decides:
+Server, Azure DevOps, Gitea and Gogs (docs/semantics.md §8; docs/threats.md, "Webhooks").
+What it decides:
 
 - Who sent it (`providers/`): each host is recognised by its own headers and checked the
   way it signs (HMAC-SHA256 of the raw body, a token or UUID header, HTTP Basic), always

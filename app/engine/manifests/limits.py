@@ -1,4 +1,4 @@
-"""The limits every manifest input is held to (see THREATS.md, "huge manifests")."""
+"""The limits every manifest input is held to (see docs/threats.md, "huge manifests")."""
 
 from dataclasses import dataclass
 

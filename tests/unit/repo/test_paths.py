@@ -1,4 +1,4 @@
-"""The confined path resolver and the commit-wide symlink scan (THREATS.md, Rendering)."""
+"""The confined path resolver and the commit-wide symlink scan (docs/threats.md, Rendering)."""
 
 import pytest
 

@@ -1,5 +1,6 @@
 """Fuzzing every provider's parser: arbitrary JSON, and documented payloads with any field
-replaced by anything, raise nothing but the 400 errors (THREATS: CVE-2025-59538 and siblings)."""
+replaced by anything, raise nothing but the 400 errors (docs/threats.md: CVE-2025-59538 and
+siblings)."""
 
 import copy
 import json
