@@ -1,9 +1,13 @@
-"""Argo Workflows `Workflow` health, from `status.phase` (any API version).
+"""Argo Workflows health (any API version).
 
-Workflows are common hooks; their phase maps directly onto hook health.
+- Workflow, from `status.phase`: workflows are common hooks, and their phase maps
+  directly onto hook health.
+- CronWorkflow: `spec.suspend` is Suspended; a `SubmissionError` condition (the
+  controller could not start a run from the template) is Degraded; else Healthy, with
+  the time of the last run.
 """
 
-from app.engine.health import fields
+from app.engine.health import conditions, fields
 from app.model.health import HealthStatus, HealthStatusCode
 from app.model.resource import KubeObject
 
@@ -22,3 +26,14 @@ def health(obj: KubeObject) -> HealthStatus:
     phase = fields.string(obj, "status.phase")
     message = fields.string(obj, "status.message")
     return HealthStatus(_BY_PHASE.get(phase, HealthStatusCode.UNKNOWN), message)
+
+
+def cron_workflow(obj: KubeObject) -> HealthStatus:
+    """Suspended, Degraded on a submission error, else Healthy."""
+    if fields.flag(obj, "spec.suspend"):
+        return HealthStatus(HealthStatusCode.SUSPENDED, "CronWorkflow is suspended")
+    failed = conditions.condition(obj, "SubmissionError")
+    if failed is not None and failed.true:
+        return HealthStatus(HealthStatusCode.DEGRADED, conditions.text(failed))
+    last = fields.string(obj, "status.lastScheduledTime")
+    return HealthStatus(HealthStatusCode.HEALTHY, f"last run at {last}" if last else "")

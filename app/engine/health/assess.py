@@ -10,7 +10,7 @@
 A built-in check that meets a field of the wrong type answers Unknown, naming the field.
 """
 
-from app.engine.health.builtin import BUILTIN_CHECKS
+from app.engine.health.builtin import builtin_check
 from app.engine.health.customizations import HealthCustomizations
 from app.model.annotations import HOOK_FINALIZER
 from app.model.errors import SpecError
@@ -50,7 +50,7 @@ def assess(
     custom = customizations.lookup(kind)
     if custom is not None:
         return custom(obj)
-    builtin = BUILTIN_CHECKS.get(kind)
+    builtin = builtin_check(kind)
     if builtin is None:
         return None
     try:

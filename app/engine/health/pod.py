@@ -5,11 +5,17 @@ field is absent) are Degraded as soon as a container waits on an error such as
 ImagePullBackOff or CrashLoopBackOff. Pods that run to completion (Never, OnFailure) are
 usually hooks: they are Progressing while they run and judged only by how they end, so
 a transient pull error does not fail a hook that would still succeed.
+
+A pod annotated `argocd.argoproj.io/ignore-restart-policy` (any value but "false") is
+judged as a restarting pod whatever its restartPolicy: a long-running pod that happens
+to use Never or OnFailure is Healthy once Ready, Degraded on an error wait, instead of
+Progressing for as long as it runs.
 """
 
 from typing import Any
 
 from app.engine.health import fields
+from app.model.annotations import IGNORE_RESTART_POLICY
 from app.model.health import HealthStatus, HealthStatusCode
 from app.model.resource import KubeObject
 
@@ -78,6 +84,9 @@ def _running(
 def health(obj: KubeObject) -> HealthStatus:
     """Health from the pod phase, container states and readiness."""
     restart_policy = fields.string(obj, "spec.restartPolicy") or "Always"
+    ignored = fields.mapping(obj, "metadata.annotations").get(IGNORE_RESTART_POLICY)
+    if ignored is not None and str(ignored).lower() != "false":
+        restart_policy = "Always"
     message = fields.string(obj, "status.message")
     containers = fields.entries(obj, "status.containerStatuses")
     if restart_policy == "Always":

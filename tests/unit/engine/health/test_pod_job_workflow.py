@@ -229,3 +229,37 @@ def test_argo_workflow(phase: str, expected: HealthStatusCode) -> None:
     status = {"phase": phase, "message": "step 3/4"} if phase else {"message": "step 3/4"}
     obj = live("argoproj.io/v1alpha1", "Workflow", status=status)
     assert argo_workflow.health(obj) == HealthStatus(expected, "step 3/4")
+
+
+def _ignoring(obj: dict[str, Any], value: str = "true") -> dict[str, Any]:
+    obj["metadata"]["annotations"] = {"argocd.argoproj.io/ignore-restart-policy": value}
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        pytest.param(
+            _ignoring(a_pod("Running", "Never", conditions=READY)),
+            HealthStatus(H),
+            id="never-pod-ignoring-its-policy-is-healthy-once-ready",
+        ),
+        pytest.param(
+            _ignoring(a_pod("Running", "OnFailure", conditions=NOT_READY)),
+            HealthStatus(P),
+            id="on-failure-pod-ignoring-its-policy-progresses-until-ready",
+        ),
+        pytest.param(
+            _ignoring(a_pod("Pending", "Never", containerStatuses=[waiting("ErrImagePull", "x")])),
+            HealthStatus(D, "x"),
+            id="never-pod-ignoring-its-policy-is-degraded-on-an-error-wait",
+        ),
+        pytest.param(
+            _ignoring(a_pod("Running", "Never", conditions=READY), "false"),
+            HealthStatus(P),
+            id="the-value-false-keeps-the-policy",
+        ),
+    ],
+)
+def test_pod_ignore_restart_policy(obj: dict[str, Any], expected: HealthStatus) -> None:
+    assert pod.health(obj) == expected
