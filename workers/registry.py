@@ -9,6 +9,7 @@ from collections.abc import Callable
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker
 from workers.compare import worker as compare
+from workers.kube_events import worker as kube_events
 from workers.notifications import worker as notifications
 from workers.poller import worker as poller
 from workers.render import worker as render
@@ -23,6 +24,7 @@ BUILDERS: dict[str, Callable[[Runtime], Worker]] = {
     "hooks": hook_worker.build,
     "poller": poller.build,
     "notifications": notifications.build,
+    "events": kube_events.build,
 }
 """In start order: the watcher first (the live cache warms while the rest start)."""
 

@@ -60,6 +60,7 @@ class EventType(enum.Enum):
 
     OUT_OF_SYNC = "out-of-sync"
     SYNCED = "synced"
+    SYNC_UNKNOWN = "sync-unknown"
     HEALTH_CHANGED = "health-changed"
     OPERATION_STARTED = "operation-started"
     OPERATION_SUCCEEDED = "operation-succeeded"
@@ -118,6 +119,8 @@ def events_filter(app: AppRef | None = None) -> str:
 
 NOTIFICATIONS_CONSUMER = "sluice-notifications"
 """The notifications worker's durable consumer of SLUICE_EVENTS (every replica pulls)."""
+KUBE_EVENTS_CONSUMER = "sluice-kube-events"
+"""The events worker's durable consumer of SLUICE_EVENTS (Kubernetes Events)."""
 
 
 def consumer(kind: Work) -> str:

@@ -111,9 +111,20 @@ def work_consumer(kind: Work, settings: TopologySettings) -> ConsumerConfig:
 def notifications_consumer(settings: TopologySettings) -> ConsumerConfig:
     """The notifications worker's consumer of SLUICE_EVENTS: only events stored after it
     was first created (a new installation does not replay a week of history)."""
+    return _events_consumer(
+        subjects.NOTIFICATIONS_CONSUMER, "Sluice notifications workers", settings
+    )
+
+
+def kube_events_consumer(settings: TopologySettings) -> ConsumerConfig:
+    """The events worker's consumer of SLUICE_EVENTS (Kubernetes Events), new events only."""
+    return _events_consumer(subjects.KUBE_EVENTS_CONSUMER, "Sluice events workers", settings)
+
+
+def _events_consumer(durable: str, who: str, settings: TopologySettings) -> ConsumerConfig:
     return ConsumerConfig(
-        durable_name=subjects.NOTIFICATIONS_CONSUMER,
-        description="Sluice notifications workers (every replica pulls from it)",
+        durable_name=durable,
+        description=f"{who} (every replica pulls from it)",
         filter_subject=subjects.events_filter(),
         deliver_policy=DeliverPolicy.NEW,
         ack_policy=AckPolicy.EXPLICIT,
@@ -125,10 +136,19 @@ def notifications_consumer(settings: TopologySettings) -> ConsumerConfig:
 
 async def ensure_notifications_consumer(bus: Bus, settings: TopologySettings | None = None) -> None:
     """Create the notifications consumer if missing (its position is kept across restarts)."""
-    config = notifications_consumer(settings or TopologySettings())
+    await _ensure_events_consumer(bus, notifications_consumer(settings or TopologySettings()))
+
+
+async def ensure_kube_events_consumer(bus: Bus, settings: TopologySettings | None = None) -> None:
+    """Create the events worker's consumer if missing (its position is kept across restarts)."""
+    await _ensure_events_consumer(bus, kube_events_consumer(settings or TopologySettings()))
+
+
+async def _ensure_events_consumer(bus: Bus, config: ConsumerConfig) -> None:
+    durable = str(config.durable_name)
     where = redact_text(bus.settings.url)
     try:
-        await bus.js.consumer_info(subjects.EVENTS_STREAM, subjects.NOTIFICATIONS_CONSUMER)
+        await bus.js.consumer_info(subjects.EVENTS_STREAM, durable)
         return
     except nats.js.errors.NotFoundError:
         pass
@@ -138,10 +158,10 @@ async def ensure_notifications_consumer(bus: Bus, settings: TopologySettings | N
         await bus.js.add_consumer(subjects.EVENTS_STREAM, config)
     except nats.js.errors.APIError as e:
         raise BusError(
-            f"NATS at {where} refused consumer {subjects.NOTIFICATIONS_CONSUMER} on "
+            f"NATS at {where} refused consumer {durable} on "
             f"{subjects.EVENTS_STREAM}: {e.description}"
         ) from None
-    logger.info("consumer.created", consumer=subjects.NOTIFICATIONS_CONSUMER, url=where)
+    logger.info("consumer.created", consumer=durable, url=where)
 
 
 _STREAM_FIELDS = (

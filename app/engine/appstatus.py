@@ -232,6 +232,7 @@ class Transition(enum.Enum):
 
     OUT_OF_SYNC = "out-of-sync"
     SYNCED = "synced"
+    SYNC_UNKNOWN = "sync-unknown"
     HEALTH_CHANGED = "health-changed"
 
 
@@ -254,9 +255,13 @@ def transitions(
     revision = _revision_text(current)
     before = previous.sync.status if previous is not None else None
     after = current.sync.status
-    if after is not before and after is not SyncStatusCode.UNKNOWN:
+    if after is not before:
         differing = sum(r.status is SyncStatusCode.OUT_OF_SYNC for r in current.resources)
-        if after is SyncStatusCode.OUT_OF_SYNC:
+        if after is SyncStatusCode.UNKNOWN:
+            causes = "; ".join(c.message for c in current.conditions) or "no comparison result"
+            message = f"Application sync status is Unknown: {causes}"[:2000]
+            kind = Transition.SYNC_UNKNOWN
+        elif after is SyncStatusCode.OUT_OF_SYNC:
             message = (
                 f"Application is OutOfSync at revision {revision or '(unknown)'}: "
                 f"{differing} of {len(current.resources)} resources differ"
@@ -265,7 +270,8 @@ def transitions(
         else:
             message = f"Application is Synced at revision {revision or '(unknown)'}"
             kind = Transition.SYNCED
-        changes.append(StatusChange(kind, {"revision": revision, "message": message}))
+        was = before.value if before is not None else ""
+        changes.append(StatusChange(kind, {"revision": revision, "message": message, "from": was}))
     health_before = previous.health.status if previous is not None else None
     health_after = current.health.status
     if health_after is not health_before:

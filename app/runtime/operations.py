@@ -87,6 +87,7 @@ async def start_operation(
         "automated": initiator.automated,
         "dryRun": sync.dry_run,
         "prune": sync.prune,
+        "selective": bool(sync.resources),
     }
     await events.emit(rt.bus, ref, EventType.OPERATION_STARTED, data, component="sync")
     log_.info("operation.started", step=begun.step, reason=reason, automated=initiator.automated)

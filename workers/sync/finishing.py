@@ -96,6 +96,7 @@ async def finish(ctx: OperationContext, state: SyncState, app: Application | Non
         "finishedAt": final.finished_at,
         "retryCount": final.retry_count,
         "dryRun": bool(sync and sync.dry_run),
+        "selective": bool(sync and sync.resources),
         "initiatedBy": initiator.username,
         "automated": initiator.automated,
     }

@@ -297,7 +297,7 @@ HEALTHY, PROGRESSING = HealthStatusCode.HEALTHY, HealthStatusCode.PROGRESSING
         pytest.param(_sync(SYNCED, HEALTHY), _sync(OUT, HEALTHY), ["out-of-sync"], id="drift"),
         pytest.param(_sync(OUT, HEALTHY), _sync(SYNCED, HEALTHY), ["synced"], id="synced-again"),
         pytest.param(
-            _sync(SYNCED, HEALTHY), _sync(UNKNOWN, HEALTHY), [], id="unknown-is-no-sync-event"
+            _sync(SYNCED, HEALTHY), _sync(UNKNOWN, HEALTHY), ["sync-unknown"], id="unknown"
         ),
         pytest.param(
             _sync(UNKNOWN, HEALTHY), _sync(SYNCED, HEALTHY), ["synced"], id="unknown-to-synced"
@@ -321,6 +321,7 @@ def test_transition_data_says_what_changed() -> None:
     after.health.message = "Caused by apps/Deployment:shop/web"
     changes = {c.transition: c.data for c in transitions(before, after)}
     assert changes[Transition.OUT_OF_SYNC]["revision"] == REV
+    assert changes[Transition.OUT_OF_SYNC]["from"] == "Synced"
     assert changes[Transition.OUT_OF_SYNC]["message"].startswith(
         f"Application is OutOfSync at revision {REV}"
     )
@@ -330,6 +331,18 @@ def test_transition_data_says_what_changed() -> None:
         "message": "Caused by apps/Deployment:shop/web",
         "revision": REV,
     }
+
+
+def test_an_unknown_sync_status_says_why() -> None:
+    after = _sync(UNKNOWN, HEALTHY)
+    after.conditions = [ApplicationCondition("ComparisonError", "repository not found", T0)]
+    (change,) = transitions(_sync(SYNCED, HEALTHY), after)
+    assert change.data == {
+        "revision": REV,
+        "from": "Synced",
+        "message": "Application sync status is Unknown: repository not found",
+    }
+    assert transitions(None, _sync(OUT, HEALTHY))[0].data["from"] == ""
 
 
 def test_previous_conditions_from_other_types_do_not_leak_in() -> None:

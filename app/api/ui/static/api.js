@@ -77,6 +77,7 @@ export const session = {
 const TYPES = [
   "out-of-sync",
   "synced",
+  "sync-unknown",
   "health-changed",
   "operation-started",
   "operation-succeeded",

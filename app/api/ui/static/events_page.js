@@ -27,7 +27,7 @@ export function eventsPage(main) {
   const body = h("tbody");
   const status = h("p", { class: "summary", role: "status", "aria-live": "polite" });
   const appBox = h("input", { type: "text", id: "e-app", placeholder: "namespace/name" });
-  const types = ["out-of-sync", "synced", "health-changed", "operation-started", "operation-succeeded", "operation-failed", "hook-phase-changed", "auto-sync-skipped"];
+  const types = ["out-of-sync", "synced", "sync-unknown", "health-changed", "operation-started", "operation-succeeded", "operation-failed", "hook-phase-changed", "auto-sync-skipped"];
   const typeBox = h("select", { id: "e-type" }, h("option", { value: "" }, "all"), types.map((t) => h("option", { value: t }, t)));
   const textBox = h("input", { type: "search", id: "e-text", placeholder: "text in the event" });
   const pause = h("button", { type: "button", "aria-pressed": "false" }, "Pause");
