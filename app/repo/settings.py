@@ -1,7 +1,9 @@
 """Repository settings: where caches live, deadlines, size limits and what is allowed."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from app.repo.helm_settings import HelmSettings
 
 MiB = 1024 * 1024
 
@@ -75,3 +77,6 @@ class RepoSettings:
     render_cache_bytes: int = 256 * MiB
     """Memory for rendered directory sources, shared by every app with the same
     (repository, commit, path, directory options)."""
+
+    helm: HelmSettings = field(default_factory=HelmSettings)
+    """Helm sources: render memory, archive and index caps, remote value files."""

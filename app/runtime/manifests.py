@@ -6,23 +6,27 @@ was never rendered. Which revision each source is rendered at, and which sources
 nothing (a multi-source app's reference-only `ref` source), is the engine's
 `source_plan`. Then, for every source in order:
 
-1. Type. A source that declares a type Sluice cannot render yet (Helm, a plugin) is
-   refused before anything touches Git, naming the field. Renderers are one table by
-   source type (`RENDERERS`: plain directories and Kustomize), so a new one is one entry.
-   A source that declares nothing is typed by the files at source.path once the commit is
-   known (a kustomization.yaml makes it Kustomize, a Chart.yaml Helm, which is refused by
-   name), as Argo CD discovers it.
+1. Type. A source that declares a type Sluice cannot render yet (a plugin) is refused
+   before anything touches Git, naming the field. Renderers are one table by source type
+   (`RENDERERS`: plain directories, Kustomize, Helm), so a new one is one entry. A source
+   that declares nothing is typed by the files at source.path once the commit is known (a
+   kustomization.yaml makes it Kustomize, a Chart.yaml Helm), as Argo CD discovers it.
 2. Revision. The revision asked for (an operation's, else the source's targetRevision)
    becomes a commit: a full SHA already is one; anything else is matched against the
    repository's listing, from the refs cache unless `force`, else from a fresh ls-remote
    that then replaces the cached listing. What a listing cannot answer (a short SHA,
    `refs/pull/...`, a name that does not exist) goes to `Repositories.resolve`, which
    knows those rules and words the error.
+   Every source is resolved before any renders, so a Helm source knows the commit of each
+   `ref` source it reads `$ref/…` value files from (`RenderContext.refs`).
 3. Manifests. The cache entry for (repo, commit, source hash) unless `force` (the repo
    as `Repositories.cache_identity` names it for the app's project: a project-scoped
    repository's listings and renders are never served to another project); on a miss
    the source is rendered at that commit, parsed by the engine's manifest loader
-   (`app.engine.manifests`) and cached, with the files the walk skipped and why.
+   (`app.engine.manifests`) and cached, with the files the walk skipped and why. A Helm
+   render's key also binds the app's Helm target (release, namespaces, the destination's
+   Capabilities, the ref commits: `helm_sources.context_hash`); a chart found by discovery
+   leaves a marker under the plain key that points there.
 
 A reference-only source is resolved but renders nothing; its (empty) render is cached
 like any other, so a reader finds an entry for every source at every revision it was
@@ -49,6 +53,7 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import RenderError, RepoError
+from app.repo.helm.render import RefCommit
 from app.repo.jsonnet import evaluate_jsonnet
 from app.repo.kustomize import build_kustomize
 from app.repo.refs import RefListing
@@ -56,6 +61,8 @@ from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
 from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
+from app.runtime.helm_sources import CONTEXT_KEYED, context_hash, helm_target, render_helm
+from app.runtime.render_context import RenderContext
 from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
 from app.store.refs import RefsCache
@@ -123,10 +130,11 @@ class AppManifests:
 
 
 Renderer = Callable[
-    [Runtime, ApplicationSource, str, str, Application], Awaitable[RenderedManifests]
+    [Runtime, ApplicationSource, str, str, RenderContext], Awaitable[RenderedManifests]
 ]
 """Renders `source` at a resolved commit; `field` names the source in errors; the last
-argument is the app (its project says which repository credentials it may use)."""
+argument is the app (its project says which repository credentials it may use) and its
+`ref` sources."""
 
 
 def build_target(
@@ -144,9 +152,9 @@ def build_target(
 
 
 async def _render_directory(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
 ) -> RenderedManifests:
-    project = app.spec.project
+    app, project = ctx.app, ctx.project
     render = await rt.repos.render_directory(source, commit, field=field, project=project)
     files = list(render.files)
     if render.jsonnet:
@@ -167,9 +175,9 @@ async def _render_directory(
 
 
 async def _render_kustomize(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
 ) -> RenderedManifests:
-    project = app.spec.project
+    project = ctx.project
     build = await build_kustomize(rt.repos, source, commit, field=field, project=project)
     if build.ignored:
         logger.info(
@@ -188,7 +196,7 @@ async def _render_kustomize(
 
 
 async def _render_reference(
-    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _app: Application
+    _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _ctx: RenderContext
 ) -> RenderedManifests:
     """A reference-only source renders nothing; its empty entry keeps every source cached."""
     return RenderedManifests([], "", {"reference": True})
@@ -197,6 +205,7 @@ async def _render_reference(
 RENDERERS: Mapping[SourceType, Renderer] = {
     SourceType.DIRECTORY: _render_directory,
     SourceType.KUSTOMIZE: _render_kustomize,
+    SourceType.HELM: render_helm,
 }
 """How each source type is rendered; a type missing here is refused by name."""
 
@@ -208,7 +217,8 @@ _BLOCKS = {
 
 
 _UNSUPPORTED = (
-    "Sluice renders plain directories of YAML/JSON and Kustomize for now: commit the "
+    "Sluice renders plain directories of YAML/JSON, Jsonnet, Kustomize and Helm for now: "
+    "commit the "
     "rendered manifests to a directory and point the source at it"
 )
 
@@ -227,17 +237,17 @@ def _renderer(source: ApplicationSource, field: str) -> Renderer:
 
 
 async def _render_discovered(
-    rt: Runtime, source: ApplicationSource, commit: str, field: str, app: Application
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
 ) -> RenderedManifests:
     """A source that declares no type, rendered as its files at `commit` say it is."""
-    project = app.spec.project
+    project = ctx.project
     discovered = await rt.repos.source_type_at(source, commit, field=field, project=project)
     renderer = RENDERERS.get(discovered)
     if renderer is None:
         raise RenderError(
             f"{field}: {source.path or '/'!r} is a {discovered.value} source; {_UNSUPPORTED}"
         )
-    return await renderer(rt, source, commit, field, app)
+    return await renderer(rt, source, commit, field, ctx)
 
 
 async def _resolve(
@@ -270,36 +280,57 @@ async def _resolve(
     return await rt.repos.resolve(url, revision, field=field, project=project)
 
 
+async def _context_key(rt: Runtime, key: ManifestKey, ctx: RenderContext) -> ManifestKey:
+    """The key of a Helm render: the source's key, its spec hash bound to the app's target."""
+    target = await helm_target(rt, ctx)
+    return ManifestKey(key.repo_url, key.commit, context_hash(key.spec_hash, target))
+
+
 async def _source_manifests(
-    rt: Runtime, refs: RefsCache, plan: SourcePlan, app: Application, *, force: bool,
-    fresh_refs: bool,
-) -> SourceManifests:  # fmt: skip
+    rt: Runtime,
+    plan: SourcePlan,
+    resolved: ResolvedRevision,
+    ctx: RenderContext,
+    *,
+    force: bool,
+) -> SourceManifests:
     source, field = plan.source, plan.field
-    project = app.spec.project
     renderer = _renderer(source, field) if plan.renders else _render_reference
-    resolved = await _resolve(
-        rt, refs, source, plan.revision, field, project=project, force=force or fresh_refs
-    )
     commit = resolved.commit
-    identity = rt.repos.cache_identity(source.repo_url, project=project, field=field)
+    identity = rt.repos.cache_identity(source.repo_url, project=ctx.project, field=field)
     plugins = rt.repos.settings.plugins_dir is not None
-    context = rt.instance_name(app) if uses_build_env(source, plugins=plugins) else ""
-    key = ManifestKey(identity, commit, source_hash(source, app_context=context))
+    context = rt.instance_name(ctx.app) if uses_build_env(source, plugins=plugins) else ""
+    base = ManifestKey(identity, commit, source_hash(source, app_context=context))
+    key = await _context_key(rt, base, ctx) if renderer is render_helm else base
     if not force:
         hit = await rt.manifests.get(key)
+        if hit is not None and hit.extra.get(CONTEXT_KEYED):
+            key = await _context_key(rt, base, ctx)
+            hit = await rt.manifests.get(key)
         if hit is not None:
             return SourceManifests(field, source, commit, resolved.reason, hit, True)
     started = time.perf_counter()
-    rendered = await renderer(rt, source, commit, field, app)
+    rendered = await renderer(rt, source, commit, field, ctx)
     RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
         time.perf_counter() - started
     )
+    if "context" in rendered.extra and key == base:
+        # A Helm chart found by discovery: the source's own key says where its render is.
+        await rt.manifests.put(
+            base, RenderedManifests([], rendered.source_type, {CONTEXT_KEYED: True})
+        )
+        key = await _context_key(rt, base, ctx)
     if not await rt.manifests.put(key, rendered):
         raise RenderError(
             f"{field}: the {len(rendered.manifests)} objects rendered at {commit[:12]} are larger "
             "than one manifest cache entry may be; split the application into smaller ones"
         )
     return SourceManifests(field, source, commit, resolved.reason, rendered, False)
+
+
+def _failure(who: str, field: str, e: RepoError) -> ManifestsError:
+    text = str(e) if str(e).startswith(field) else f"{field}: {e}"
+    return ManifestsError(f"Application {who}: {text}", transient=e.transient)
 
 
 async def manifests_for(
@@ -320,14 +351,40 @@ async def manifests_for(
     except SpecError as e:
         raise ManifestsError(f"Application {who}: {e}") from None
     refs = RefsCache(rt.redis, rt.settings.timing.refs_cache_ttl)
-    parts = []
+    project = app.spec.project
+    resolved: list[ResolvedRevision] = []
     for plan in plans:
+        try:
+            if plan.renders:
+                _renderer(plan.source, plan.field)  # an unsupported type is refused before Git
+            resolved.append(
+                await _resolve(
+                    rt,
+                    refs,
+                    plan.source,
+                    plan.revision,
+                    plan.field,
+                    project=project,
+                    force=force or fresh_refs,
+                )
+            )
+        except RepoError as e:
+            raise _failure(who, plan.field, e) from None
+    ctx = RenderContext(
+        app,
+        {
+            plan.source.ref: RefCommit(plan.source.repo_url, found.commit)
+            for plan, found in zip(plans, resolved, strict=True)
+            if plan.source.ref
+        },
+    )
+    parts = []
+    for plan, found in zip(plans, resolved, strict=True):
         field = plan.field
         try:
-            part = await _source_manifests(rt, refs, plan, app, force=force, fresh_refs=fresh_refs)
+            part = await _source_manifests(rt, plan, found, ctx, force=force)
         except RepoError as e:
-            text = str(e) if str(e).startswith(field) else f"{field}: {e}"
-            raise ManifestsError(f"Application {who}: {text}", transient=e.transient) from None
+            raise _failure(who, field, e) from None
         skipped = part.rendered.extra.get("skipped")
         if skipped and not part.cached:
             logger.warning(

@@ -53,3 +53,19 @@ async def test_exit_status_stdout_and_stderr_are_returned(tmp_path: Path) -> Non
 
     assert (finished.code, finished.stdout, finished.stderr) == (3, b"out\n", b"err\n")
     assert finished.violation is None
+
+
+async def test_resident_memory_over_the_cap_stops_the_process_group(tmp_path: Path) -> None:
+    script = "import time; hog = b'x' * (200 * 1024 * 1024); time.sleep(60)"
+
+    finished = await run_process(
+        ["python3", "-c", script],
+        env=ENV,
+        cwd=tmp_path,
+        deadline=60,
+        max_output=64,
+        max_rss=64 * 1024 * 1024,
+    )
+
+    assert finished.violation == "its memory exceeded 64 MiB"
+    assert finished.code != 0

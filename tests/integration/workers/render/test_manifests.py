@@ -71,13 +71,6 @@ async def test_multi_source_manifests_come_in_source_order(
     ("files", "spec", "expected"),
     [
         pytest.param(
-            {"h/Chart.yaml": "apiVersion: v2\nname: h\nversion: 1.0.0\n"},
-            {"path": "h"},
-            "spec.source: 'h' is a Helm source; Sluice renders plain directories of YAML/JSON "
-            "and Kustomize",
-            id="discovered-helm-refused-by-name",
-        ),
-        pytest.param(
             {"p/cm.yaml": config_map("p")},
             {"path": "p", "plugin": {"name": "cmp"}},
             "spec.source: a Plugin source (its plugin field is set)",

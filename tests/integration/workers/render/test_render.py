@@ -5,6 +5,7 @@ from app.bus.publish import publish
 from app.model.resource import KubeObject
 from app.model.sync import RefreshLevel
 from app.repo.sourcehash import source_hash
+from app.runtime.manifests import manifests_for
 from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
 from tests.integration.workers.render.conftest import (
@@ -16,6 +17,7 @@ from tests.integration.workers.render.conftest import (
     source,
 )
 from tests.support.gitrepo import GitRepo
+from tests.support.helm_charts import shop_chart
 from tests.support.waiting import eventually
 from workers.render.worker import RenderWorker
 
@@ -133,22 +135,19 @@ async def test_a_path_escaping_the_repository_is_an_error_naming_source_path(
     assert "leaves the repository" in ready.error
 
 
-async def test_helm_sources_are_refused_by_name_before_git_is_asked(
+async def test_a_chart_found_by_discovery_is_rendered_and_cached_for_its_app(
     runtime: Runtime, git_repo: GitRepo, render_worker: RenderWorker
 ) -> None:
-    git_repo.commit({"charts/web/values.yaml": "replicas: 1\n"})
-    app = await register(
-        runtime,
-        "web",
-        source(git_repo.url, "charts/web", helm={"valueFiles": ["values.yaml"]}),
-    )
+    sha = git_repo.commit(shop_chart("charts/shop"))
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop"))
 
     ready = await ask_render(runtime, app)
+    again = await manifests_for(runtime, app)
 
-    assert ready.revisions == ()
-    assert ready.error.startswith("Application sluice/web: spec.source: a Helm source")
-    assert "Sluice renders plain directories" in ready.error
-    assert runtime.repos.stats.ls_remote == 0
+    assert (ready.revisions, ready.error) == ((sha,), "")
+    assert again.rendered == 0
+    assert again.source_types == ("Helm",)
+    assert "ConfigMap/web-shop" in {f"{o['kind']}/{o['metadata']['name']}" for o in again.manifests}
 
 
 async def test_multi_source_apps_get_one_commit_per_source_and_one_cache_entry_each(

@@ -1,0 +1,14 @@
+"""Helm sources: charts in Git, in Helm repositories and OCI registries, rendered by Helm.
+
+What this package decides, and why:
+
+- **Which Helm** (engine.py, the only module that knows): Helm v4's own Go SDK through the
+  `helm-python-sdk` binding, in a child process with a deadline, an address-space cap, an
+  output cap and a process-group kill (docs/decisions.md says why this engine).
+- **What the render is told** (options.py, values.py, render.py): every `source.helm`
+  field Argo CD has, with Argo CD's precedence and path rules, the app's build
+  environment, and `.Capabilities` of the destination cluster.
+- **Where charts come from**: a Git checkout (render.py).
+- **What stays out**: value files and file parameters outside the checkout (or a `ref`
+  source's checkout), remote value files, more value bytes than the settings allow.
+"""

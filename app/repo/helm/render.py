@@ -1,0 +1,244 @@
+"""Rendering a Helm source: a chart in Git (source.path holding a Chart.yaml).
+
+In order, as Argo CD's `helm template` does:
+
+1. The commit is checked out into a private work dir (its symlink scan passed), and so is
+   every `ref` source of a multi-source app at the commit it resolved to, for `$ref/…`
+   value files. source.path is resolved in the checkout and must hold a Chart.yaml.
+2. `source.helm` is read (options.py) and the values collected (values.py), with the
+   app's build environment expanded in parameter values and value-file paths.
+3. The chart is rendered by Helm itself in a bounded child process (engine.py) with the
+   release name (`releaseName`, else the app's name), the namespace (`helm.namespace`,
+   else the destination's), `.Capabilities` from the destination cluster unless
+   `kubeVersion`/`apiVersions` say otherwise, CRDs from `crds/` unless `skipCrds`, the
+   values schema checked unless `skipSchemaValidation`.
+4. The output is parsed by the same bounded loader as every other source; with
+   `skipTests` Helm test hooks are left out.
+"""
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from app import log
+from app.engine.build_env import BuildTarget, build_environment
+from app.engine.manifests import load_manifests
+from app.model.annotations import HELM_HOOK
+from app.model.app_spec import ApplicationSource
+from app.model.errors import SpecError
+from app.model.resource import KubeObject
+from app.repo.errors import PathError, RenderError
+from app.repo.helm.engine import ChartRender, Limits, render_chart
+from app.repo.helm.options import HelmOptions, helm_options
+from app.repo.helm.values import ChartPlace, collect_values, referenced_refs
+from app.repo.helm_settings import HelmSettings
+from app.repo.service import Repositories
+from app.repo.sourcetype import HELM_CHART_FILE
+from app.repo.worktree import WorkTree
+
+logger = log.get("repo.helm")
+
+_TEST_HOOKS = {"test", "test-success", "test-failure"}
+
+
+@dataclass(frozen=True, slots=True)
+class RefCommit:
+    """A `ref` source of the app, at the commit it resolved to."""
+
+    repo_url: str
+    commit: str
+
+
+@dataclass(frozen=True, slots=True)
+class HelmTarget:
+    """Everything about the app and its destination that shapes a Helm render."""
+
+    app_name: str
+    """The app's instance name: the release name unless `releaseName`, and
+    `ARGOCD_APP_NAME`."""
+    app_namespace: str
+    """`ARGOCD_APP_NAMESPACE`: the destination namespace, as in Argo CD."""
+    destination_namespace: str
+    kube_version: str = ""
+    api_versions: tuple[str, ...] = ()
+    refs: Mapping[str, RefCommit] = field(default_factory=dict)
+
+    def digest(self) -> str:
+        """A hex digest of the target: part of the manifest cache key of a Helm render."""
+        data = [
+            self.app_name,
+            self.app_namespace,
+            self.destination_namespace,
+            self.kube_version,
+            list(self.api_versions),
+            sorted((k, v.repo_url, v.commit) for k, v in self.refs.items()),
+        ]
+        return hashlib.sha256(json.dumps(data).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class HelmRender:
+    manifests: list[KubeObject]
+    chart: str
+    """The chart as `name-version` from its Chart.yaml."""
+    release: str
+    missing_value_files: tuple[str, ...]
+
+
+def is_test_hook(obj: KubeObject) -> bool:
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    hooks = str(annotations.get(HELM_HOOK, ""))
+    return any(h.strip() in _TEST_HOOKS for h in hooks.split(","))
+
+
+def _chart_name(chart_dir: Path) -> str:
+    try:
+        meta = yaml.safe_load((chart_dir / HELM_CHART_FILE).read_text("utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return chart_dir.name
+    if not isinstance(meta, dict):
+        return chart_dir.name
+    return f"{meta.get('name', chart_dir.name)}-{meta.get('version', '')}".rstrip("-")
+
+
+async def render_chart_dir(
+    place: ChartPlace,
+    chart_dir: Path,
+    options: HelmOptions,
+    target: HelmTarget,
+    refs: Mapping[str, WorkTree],
+    *,
+    env: Mapping[str, str],
+    field: str,
+    repos: Repositories,
+    settings: HelmSettings,
+) -> HelmRender:
+    """Render the chart at `chart_dir` (inside `place`, a private copy) for `target`."""
+    values = await collect_values(
+        options,
+        place,
+        refs,
+        env,
+        field=f"{field}.helm",
+        max_bytes=settings.max_value_file_bytes,
+    )
+    release = options.release_name or target.app_name
+    request = ChartRender(
+        chart=str(chart_dir),
+        release=release,
+        namespace=options.namespace or target.destination_namespace,
+        kube_version=options.kube_version or target.kube_version,
+        api_versions=list(options.api_versions or target.api_versions),
+        values=values.documents,
+        value_names=values.names,
+        set=values.set,
+        set_string=values.set_string,
+        set_file=values.set_file,
+        include_crds=not options.skip_crds,
+        skip_schema_validation=options.skip_schema_validation,
+    )
+    limits = Limits(
+        repos.settings.tool_timeout, repos.settings.max_manifest_bytes, settings.memory_bytes
+    )
+    home = Path(
+        await asyncio.to_thread(tempfile.mkdtemp, prefix="home-", dir=place.work.root.parent)
+    )
+    files = await render_chart(request, limits, field=field, root=place.work.root, home=home)
+    try:
+        manifests = load_manifests(files)
+    except SpecError as e:
+        raise RenderError(f"{field}: the chart rendered invalid YAML: {e}") from None
+    if options.skip_tests:
+        manifests = [m for m in manifests if not is_test_hook(m)]
+    return HelmRender(manifests, _chart_name(chart_dir), release, tuple(values.missing))
+
+
+async def _ref_checkouts(
+    stack: contextlib.AsyncExitStack,
+    repos: Repositories,
+    refs: Mapping[str, RefCommit],
+    *,
+    field: str,
+    project: str,
+) -> dict[str, WorkTree]:
+    found: dict[str, WorkTree] = {}
+    for name, ref in sorted(refs.items()):
+        found[name] = await stack.enter_async_context(
+            repos.checkout(
+                ref.repo_url, ref.commit, field=f"{field} ($ref {name})", project=project
+            )
+        )
+    return found
+
+
+async def render_git_chart(
+    repos: Repositories,
+    source: ApplicationSource,
+    commit: str,
+    target: HelmTarget,
+    *,
+    field: str,
+    project: str,
+    settings: HelmSettings,
+) -> HelmRender:
+    """`helm template` of the chart at source.path in `commit` (a resolved full SHA)."""
+    options = helm_options(source.helm, field=f"{field}.helm")
+    async with contextlib.AsyncExitStack() as stack:
+        work = await stack.enter_async_context(
+            repos.checkout(source.repo_url, commit, field=field, project=project)
+        )
+        chart_dir = work.resolve(source.path, field=f"{field}.path")
+        if not (chart_dir / HELM_CHART_FILE).is_file():
+            raise PathError(
+                f"{field}.path",
+                f"{source.path or '/'!r} has no {HELM_CHART_FILE} at {commit[:12]}; a Helm "
+                "source's path must be a chart directory",
+            )
+        relative = str(chart_dir.relative_to(work.root)) if chart_dir != work.root else ""
+        env = build_environment(
+            BuildTarget(
+                target.app_name,
+                target.app_namespace,
+                commit,
+                source.path,
+                source.repo_url,
+                source.target_revision,
+                target.kube_version,
+                target.api_versions,
+            )
+        )
+        wanted = referenced_refs(options, env)
+        refs = await _ref_checkouts(
+            stack,
+            repos,
+            {k: v for k, v in target.refs.items() if k in wanted},
+            field=field,
+            project=project,
+        )
+        rendered = await render_chart_dir(
+            ChartPlace(work, relative),
+            chart_dir,
+            options,
+            target,
+            refs,
+            env=env,
+            field=field,
+            repos=repos,
+            settings=settings,
+        )
+    logger.debug(
+        "helm rendered",
+        field=field,
+        commit=commit,
+        chart=rendered.chart,
+        release=rendered.release,
+        objects=len(rendered.manifests),
+    )
+    return rendered
