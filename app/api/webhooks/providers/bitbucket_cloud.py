@@ -3,10 +3,11 @@
 The repo:push payload (support.atlassian.com, "Event payloads", Push) names the repository
 by `repository.links.html.href` and lists every moved ref in `push.changes[]`, each with
 `new` and `old` ({`type`: branch or tag, `name`, `target.hash`}); `new` is null when the
-ref was deleted and `old` when it was created. Every change is matched (Argo CD reads only
-the first). The payload names neither the main branch nor the changed files: a branch push
-counts as touching HEAD and its files as unknown, so nothing that might need a refresh
-misses one.
+ref was deleted and `old` when it was created. A change whose sides carry no `type` is a
+branch push (Argo CD reads only `name`, and its test payload has no `type`). Every change
+is matched (Argo CD reads only the first). The payload names neither the main branch nor
+the changed files: a branch push counts as touching HEAD and its files as unknown, so
+nothing that might need a refresh misses one.
 """
 
 from app.api.webhooks.errors import PayloadError, UnknownEvent
@@ -28,17 +29,28 @@ EVENT_HEADER = "X-Event-Key"
 _KINDS = {"branch": RefKind.BRANCH, "named_branch": RefKind.BRANCH, "tag": RefKind.TAG}
 
 
-def _side(change: JsonObject, key: str) -> tuple[Ref, str] | None:
+def _side(change: JsonObject, key: str, kind_text: str) -> tuple[Ref, str] | None:
     side = change.optional_obj(key)
     if side is None:
         return None
     name = read_ref(f"{side.path}.name", side.string("name"))
-    kind = _KINDS.get(side.string("type"), RefKind.OTHER)
+    kind = _KINDS.get(kind_text, RefKind.OTHER) if kind_text else RefKind.BRANCH
     return Ref(kind, name), side.obj("target").string("hash")
 
 
+def _kind_text(change: JsonObject) -> str:
+    """`type` of `new`, else of `old`; "" when neither says (Argo CD's own test payload
+    leaves it out of a branch push: such a ref is read as a branch)."""
+    for key in ("new", "old"):
+        side = change.optional_obj(key)
+        if side is not None and (text := side.optional_string("type")):
+            return text
+    return ""
+
+
 def _change(change: JsonObject) -> RefChange:
-    new, old = _side(change, "new"), _side(change, "old")
+    kind_text = _kind_text(change)
+    new, old = _side(change, "new", kind_text), _side(change, "old", kind_text)
     if new is None and old is None:
         raise PayloadError(change.path, "has neither `new` nor `old`: no ref moved")
     ref = new[0] if new is not None else old[0] if old is not None else Ref(RefKind.OTHER, "")

@@ -136,6 +136,19 @@ def test_bitbucket_cloud_reads_every_change_including_deletions() -> None:
     assert (second.before, second.after) == (BEFORE, "")
 
 
+def test_bitbucket_cloud_change_without_a_type_is_a_branch_push() -> None:
+    host = HOSTS_BY_NAME["bitbucket"]
+    doc = host.payload()
+    (change,) = doc["push"]["changes"]
+    for side in ("new", "old"):
+        del change[side]["type"]
+    (read,) = parse(host, doc).changes
+    assert read.ref == Ref(RefKind.BRANCH, "main")
+    assert read.touched_head
+    change["old"]["type"] = "tag"
+    assert parse(host, doc).changes[0].ref == Ref(RefKind.TAG, "main"), "old's type still counts"
+
+
 def test_bitbucket_server_reads_every_change() -> None:
     host = HOSTS_BY_NAME["bitbucketserver"]
     doc = host.payload()
