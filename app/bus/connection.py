@@ -23,7 +23,8 @@ class NatsSettings:
     """Where NATS is and how long to wait for it."""
 
     url: str = "nats://127.0.0.1:4222"
-    """Server URL (`NATS_URL`); credentials in it are never logged."""
+    """Server URL (`NATS_URL`), or a comma-separated list of a cluster's members (the
+    client starts from any that answers); credentials in it are never logged."""
     name: str = "sluice"
     """Client name shown by the server's monitoring (`sluice-compare-1`, ...)."""
     connect_timeout: float = 5.0
@@ -75,7 +76,7 @@ async def connect(settings: NatsSettings) -> Bus:
     try:
         client = await asyncio.wait_for(
             nats.connect(
-                settings.url,
+                [url.strip() for url in settings.url.split(",") if url.strip()],
                 name=settings.name,
                 connect_timeout=settings.connect_timeout,
                 drain_timeout=settings.request_timeout,

@@ -7,7 +7,10 @@ instance enabling schedules on a non-empty stream) gets a BusError naming the st
 and the server's reason.
 """
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import nats.errors
 import nats.js.errors
@@ -30,6 +33,7 @@ from app.bus.subjects import Work
 from app.engine.redact import redact_text
 
 logger = log.get("bus")
+T = TypeVar("T")
 
 HEADER_ALLOWANCE = 4096
 """Bytes a message's headers may add to MAX_BYTES (schedule headers, message id)."""
@@ -193,7 +197,7 @@ async def ensure(bus: Bus, settings: TopologySettings | None = None) -> None:
     settings = settings or TopologySettings()
     where = redact_text(bus.settings.url)
     try:
-        await bus.js.account_info()
+        await _patiently(bus.js.account_info, "JetStream", where)
     except nats.js.errors.ServiceUnavailableError:
         raise BusError(
             f"JetStream is not enabled on the NATS server at {where}; start nats-server "
@@ -207,34 +211,71 @@ async def ensure(bus: Bus, settings: TopologySettings | None = None) -> None:
         await _ensure_consumer(bus, work_consumer(kind, settings), where)
 
 
+CLUSTER_WAIT = 30.0
+"""Seconds a JetStream request is made again when it times out or a stream's replicas find
+too few peers: a NATS cluster still forming, or electing a leader after losing a member,
+answers within seconds."""
+NO_PEERS = 10005
+"""JetStream's error code for "no suitable peers for placement"."""
+
+
+async def _patiently(call: Callable[[], Awaitable[T]], what: str, where: str) -> T:
+    """`call()`, made again for up to CLUSTER_WAIT while the cluster is not ready."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CLUSTER_WAIT
+    while True:
+        try:
+            return await call()
+        except (nats.errors.Error, TimeoutError) as e:
+            timed_out = isinstance(e, TimeoutError | nats.errors.TimeoutError)
+            no_peers = isinstance(e, nats.js.errors.APIError) and e.err_code == NO_PEERS
+            if not (timed_out or no_peers) or loop.time() > deadline:
+                raise
+            logger.info(
+                "jetstream.waiting", what=what, url=where, error=str(e)[:200], retry_in_s=1.0
+            )
+            await asyncio.sleep(1.0)
+
+
 async def _ensure_stream(bus: Bus, config: StreamConfig, where: str) -> None:
     name = str(config.name)
     try:
-        try:
-            current = (await bus.js.stream_info(name)).config
-        except nats.js.errors.NotFoundError:
-            await bus.js.add_stream(config)
-            logger.info("stream.created", stream=name, url=where)
-            return
-        changed = [f for f in _STREAM_FIELDS if _differs(current, config, f)]
-        if changed:
-            await bus.js.update_stream(config)
-            logger.info("stream.updated", stream=name, fields=changed, url=where)
+        await _patiently(lambda: _ensure_stream_once(bus, config, where), name, where)
     except nats.js.errors.APIError as e:
         raise BusError(
             f"NATS at {where} refused to create or update stream {name}: {e.description}; "
             f"fix or delete the stream (`nats stream rm {name}`) and start again"
         ) from None
+    except (nats.errors.Error, TimeoutError) as e:
+        raise BusError(f"stream {name} at {where} did not answer: {type(e).__name__}") from None
+
+
+async def _ensure_stream_once(bus: Bus, config: StreamConfig, where: str) -> None:
+    name = str(config.name)
+    try:
+        current = (await bus.js.stream_info(name)).config
+    except nats.js.errors.NotFoundError:
+        await bus.js.add_stream(config)
+        logger.info("stream.created", stream=name, url=where)
+        return
+    changed = [f for f in _STREAM_FIELDS if _differs(current, config, f)]
+    if changed:
+        await bus.js.update_stream(config)
+        logger.info("stream.updated", stream=name, fields=changed, url=where)
 
 
 async def _ensure_consumer(bus: Bus, config: ConsumerConfig, where: str) -> None:
     name = str(config.durable_name)
     try:
-        await bus.js.add_consumer(subjects.WORK_STREAM, config)
+        await _patiently(
+            lambda: bus.js.add_consumer(subjects.WORK_STREAM, config), f"consumer {name}", where
+        )
     except nats.js.errors.APIError as e:
         raise BusError(
             f"NATS at {where} refused consumer {name} on {subjects.WORK_STREAM}: "
             f"{e.description}; delete it (`nats consumer rm {subjects.WORK_STREAM} {name}`) "
             "and start again"
         ) from None
+    except (nats.errors.Error, TimeoutError) as e:
+        raise BusError(f"consumer {name} at {where} did not answer: {type(e).__name__}") from None
     logger.debug("consumer.ensured", consumer=name, url=where)

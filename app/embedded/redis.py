@@ -133,6 +133,10 @@ class RedisServer:
     def stop(self, timeout: float = 10.0) -> None:
         self._process.stop(timeout)
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash would end it."""
+        self._process.kill()
+
     def __enter__(self) -> "RedisServer":
         return self
 

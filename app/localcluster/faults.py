@@ -1,9 +1,10 @@
 """Fault injection for reliability tests: some requests fail the way busy servers fail.
 
 A configurable fraction of API requests is answered 500 InternalError, 429
-TooManyRequests (with Retry-After), or held for `timeout_seconds` and then answered 504
-Timeout. Rates are changed at run time, from tests (`cluster.faults.configure(...)`) or
-through the admin endpoint; a seed makes the sequence of failures repeatable.
+TooManyRequests (with Retry-After), held for `timeout_seconds` and then answered 504
+Timeout, or held for `slow_seconds` and then answered as usual (a loaded server). Rates
+are changed at run time, from tests (`cluster.faults.configure(...)`) or through the
+admin endpoint; a seed makes the sequence of failures repeatable.
 """
 
 import random
@@ -15,6 +16,8 @@ from app.localcluster.errors import ApiError
 ERROR = "error"
 THROTTLE = "throttle"
 TIMEOUT = "timeout"
+SLOW = "slow"
+_RATES = ("error_rate", "throttle_rate", "timeout_rate", "slow_rate")
 
 
 @dataclass(slots=True)
@@ -27,6 +30,10 @@ class FaultRates:
     """Fraction of requests held for timeout_seconds, then answered 504."""
     timeout_seconds: float = 30.0
     """How long a timed-out request is held before its 504."""
+    slow_rate: float = 0.0
+    """Fraction of requests held for slow_seconds, then answered normally."""
+    slow_seconds: float = 1.0
+    """How long a slow request is held before it is served."""
 
 
 class Faults:
@@ -39,22 +46,24 @@ class Faults:
     def configure(self, **changes: Any) -> FaultRates:
         """Change some rates; unknown names or values outside their range are refused."""
         updated = FaultRates(**{**self.as_dict(), **changes})
-        for name in ("error_rate", "throttle_rate", "timeout_rate"):
+        for name in _RATES:
             value = getattr(updated, name)
             if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
-        total = updated.error_rate + updated.throttle_rate + updated.timeout_rate
+        total = sum(getattr(updated, name) for name in _RATES)
         if total > 1.0:
-            raise ValueError(f"the fault rates add up to {total}, more than 1")
-        if not isinstance(updated.timeout_seconds, int | float) or updated.timeout_seconds < 0:
-            raise ValueError(
-                f"timeout_seconds must be a non-negative number, got {updated.timeout_seconds!r}"
-            )
+            raise ValueError(f"the fault rates add up to {total:g}, more than 1")
+        for name in ("timeout_seconds", "slow_seconds"):
+            value = getattr(updated, name)
+            if not isinstance(value, int | float) or value < 0:
+                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
         self.rates = updated
         return updated
 
     def clear(self) -> None:
-        self.rates = FaultRates(timeout_seconds=self.rates.timeout_seconds)
+        self.rates = FaultRates(
+            timeout_seconds=self.rates.timeout_seconds, slow_seconds=self.rates.slow_seconds
+        )
 
     def as_dict(self) -> dict[str, float]:
         r = self.rates
@@ -63,20 +72,25 @@ class Faults:
             "throttle_rate": r.throttle_rate,
             "timeout_rate": r.timeout_rate,
             "timeout_seconds": r.timeout_seconds,
+            "slow_rate": r.slow_rate,
+            "slow_seconds": r.slow_seconds,
         }
 
     def pick(self) -> str | None:
         """Which fault (if any) this request gets."""
         r = self.rates
-        if not (r.error_rate or r.throttle_rate or r.timeout_rate):
+        if not (r.error_rate or r.throttle_rate or r.timeout_rate or r.slow_rate):
             return None
         roll = self._random.random()
-        if roll < r.error_rate:
-            return ERROR
-        if roll < r.error_rate + r.throttle_rate:
-            return THROTTLE
-        if roll < r.error_rate + r.throttle_rate + r.timeout_rate:
-            return TIMEOUT
+        for kind, rate in (
+            (ERROR, r.error_rate),
+            (THROTTLE, r.throttle_rate),
+            (TIMEOUT, r.timeout_rate),
+            (SLOW, r.slow_rate),
+        ):
+            if roll < rate:
+                return kind
+            roll -= rate
         return None
 
 

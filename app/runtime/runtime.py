@@ -80,7 +80,7 @@ class Runtime:
         async with contextlib.AsyncExitStack() as stack:
             bus = await bus_connection.connect(settings.nats)
             stack.push_async_callback(bus.close)
-            await topology.ensure(bus)
+            await topology.ensure(bus, settings.topology)
             redis = await store_connection.connect(settings.redis)
             stack.push_async_callback(redis.aclose)
             control = settings.control_plane

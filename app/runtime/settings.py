@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.bus.connection import NatsSettings
+from app.bus.topology import TopologySettings
 from app.engine.tracking import TrackingMethod
 from app.store.connection import RedisSettings
 
@@ -92,6 +93,9 @@ class Settings:
     """Everything a Sluice process needs to know to connect and reconcile."""
 
     nats: NatsSettings = field(default_factory=NatsSettings)
+    topology: TopologySettings = field(default_factory=TopologySettings)
+    """The streams every process ensures at start; `SLUICE_STREAM_REPLICAS` sets their
+    replicas (1 on one server, 3 on a three-node NATS cluster)."""
     redis: RedisSettings = field(default_factory=RedisSettings)
     control_plane: ControlPlaneSettings = field(default_factory=ControlPlaneSettings)
     timing: TimingSettings = field(default_factory=TimingSettings)
@@ -131,6 +135,10 @@ class Settings:
         namespaces = _csv(e.get("SLUICE_APPLICATION_NAMESPACES", ""))
         return cls(
             nats=replace(base.nats, url=e.get("NATS_URL", base.nats.url)),
+            topology=replace(
+                base.topology,
+                replicas=int(num("SLUICE_STREAM_REPLICAS", base.topology.replicas)),
+            ),
             redis=replace(base.redis, url=e.get("REDIS_URL", base.redis.url)),
             control_plane=ControlPlaneSettings(
                 namespace=e.get("SLUICE_NAMESPACE", base.control_plane.namespace),

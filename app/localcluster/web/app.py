@@ -11,7 +11,7 @@ from aiohttp import web
 
 from app import log
 from app.localcluster import errors
-from app.localcluster.faults import TIMEOUT, fault_error
+from app.localcluster.faults import SLOW, TIMEOUT, fault_error
 from app.localcluster.web import admin, discovery, objects, paths
 from app.localcluster.web.context import CONTEXT, Context
 from app.localcluster.web.responses import encode, error_response, json_response, raw_json
@@ -57,7 +57,9 @@ async def fault_middleware(request: web.Request, handler: Handler) -> web.Stream
     if request.path.startswith(_FAULTED_PREFIXES):
         faults = request.app[CONTEXT].faults
         kind = faults.pick()
-        if kind is not None:
+        if kind == SLOW:
+            await asyncio.sleep(faults.rates.slow_seconds)
+        elif kind is not None:
             if kind == TIMEOUT:
                 await asyncio.sleep(faults.rates.timeout_seconds)
             raise fault_error(kind)

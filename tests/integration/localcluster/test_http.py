@@ -305,6 +305,18 @@ async def test_timeout_faults_hold_the_request_then_answer_504(
         assert loop.time() - started >= 0.2
 
 
+async def test_slow_faults_hold_the_request_then_serve_it(
+    local_cluster_factory: Factory,
+) -> None:
+    async with local_cluster_factory() as cluster, aiohttp.ClientSession() as session:
+        cluster.faults.configure(slow_rate=1.0, slow_seconds=0.2)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        reply = await Http(session, cluster.url).get(CONFIGMAPS)
+        assert reply.status == 200 and reply.body["kind"] == "ConfigMapList"
+        assert loop.time() - started >= 0.2
+
+
 async def test_watch_of_a_single_name_via_legacy_path(
     local_cluster: LocalCluster, http: Http
 ) -> None:

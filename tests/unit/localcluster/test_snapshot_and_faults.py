@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.localcluster import snapshot
-from app.localcluster.faults import ERROR, THROTTLE, TIMEOUT, Faults
+from app.localcluster.faults import ERROR, SLOW, THROTTLE, TIMEOUT, Faults
 from app.localcluster.levers import Levers, levers_of
 from tests.unit.localcluster.conftest import Api, configmap
 from tests.unit.localcluster.test_crds import crd
@@ -74,9 +74,11 @@ def test_bad_snapshots_are_refused_and_load_nothing(
 
 def test_fault_rates_pick_in_proportion() -> None:
     faults = Faults(seed=7)
-    faults.configure(error_rate=0.2, throttle_rate=0.3, timeout_rate=0.1)
+    faults.configure(error_rate=0.2, throttle_rate=0.3, timeout_rate=0.1, slow_rate=0.15)
     picks = [faults.pick() for _ in range(10_000)]
-    shares = {kind: picks.count(kind) / len(picks) for kind in (ERROR, THROTTLE, TIMEOUT, None)}
+    kinds = (ERROR, THROTTLE, TIMEOUT, SLOW, None)
+    shares = {kind: picks.count(kind) / len(picks) for kind in kinds}
+    assert shares[SLOW] == pytest.approx(0.15, abs=0.02)
     assert shares[ERROR] == pytest.approx(0.2, abs=0.02)
     assert shares[THROTTLE] == pytest.approx(0.3, abs=0.02)
     assert shares[TIMEOUT] == pytest.approx(0.1, abs=0.02)
@@ -90,6 +92,8 @@ def test_fault_rates_pick_in_proportion() -> None:
         ({"error_rate": 1.5}, "error_rate must be a number between 0 and 1"),
         ({"error_rate": 0.6, "throttle_rate": 0.6}, "add up to 1.2"),
         ({"timeout_seconds": -1}, "timeout_seconds must be a non-negative number"),
+        ({"slow_rate": 0.5, "error_rate": 0.6}, "add up to 1.1"),
+        ({"slow_seconds": -2}, "slow_seconds must be a non-negative number"),
     ],
 )
 def test_out_of_range_fault_rates_are_refused_and_keep_the_old_ones(
