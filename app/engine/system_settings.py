@@ -20,11 +20,17 @@ means, and whether the whole map can be used. The keys:
   controller flag of that name, which Argo CD reads from argocd-cmd-params-cm); unset: the
   process's `SLUICE_REPO_ERROR_GRACE_SECONDS`, else 180.
 
+- `resource.customizations.actions.<group>_<kind>`: YAML with `discovery.lua`,
+  `definitions` and `mergeBuiltinActions`: Lua resource actions (`app.engine.actions`);
+- `resource.customizations`: the older single-key YAML map of `<group>/<Kind>` to
+  `health.lua`, `actions` and `ignoreDifferences`; the per-key form wins for a kind
+  both set.
+
 Every other key belongs to parts of Argo CD Sluice does not have (SSO, UI, repositories)
 and is left alone. Keys Sluice understands but does not act on (other
-`resource.customizations.<type>` types such as `actions`, the single-key
-`resource.customizations` YAML, compare options other than `ignoreResourceStatusField`)
-are reported as notices, so nothing is skipped silently.
+`resource.customizations.<type>` types such as `knownTypeFields`, compare options other
+than `ignoreResourceStatusField`) are reported as notices, so nothing is skipped
+silently.
 
 A map is used whole or not at all: every key Sluice reads must parse (a script that is
 not Lua, a pointer that is not a pointer, an unknown field in a rule, a YAML bomb), else
@@ -36,11 +42,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.actions import ActionCatalog, LuaActions, configured_actions
+from app.engine.actions.lua import CONFIG_PREFIX as ACTIONS_PREFIX
 from app.engine.compare import CompareSettings
 from app.engine.exclusions import ResourceExclusion
 from app.engine.health import HealthCustomizations
 from app.engine.health.customizations import CONFIG_PREFIX as HEALTH_PREFIX
-from app.engine.health.customizations import CustomCheck, configured_check
+from app.engine.health.customizations import CustomCheck, config_pattern, configured_check
+from app.engine.health.lua_sandbox import compile_check
 from app.engine.manifests.bounded_yaml import YamlDocumentError, iter_yaml_documents
 from app.engine.manifests.limits import ManifestLimits
 from app.engine.normalize.ignore import check_rule
@@ -58,7 +67,7 @@ COMPARE_OPTIONS_KEY = "resource.compareoptions"
 REPO_ERROR_GRACE_KEY = "controller.repo.error.grace.period.seconds"
 MAX_REPO_ERROR_GRACE_SECONDS = 7 * 24 * 3600.0
 """Longest grace period accepted (a week): a longer one means never reporting the error."""
-NOT_ACTED_ON = ("actions", "useOpenLibs", "knownTypeFields", "ignoreResourceUpdates")
+NOT_ACTED_ON = ("useOpenLibs", "knownTypeFields", "ignoreResourceUpdates")
 """`resource.customizations.<type>` types Argo CD has and Sluice does not act on."""
 MAX_VALUE_BYTES = 256 * 1024
 """Largest value of one key Sluice reads (a ConfigMap holds at most 1 MiB in all)."""
@@ -97,6 +106,8 @@ class SystemSettings:
     """Ignore /status of every kind (`ignoreResourceStatusField: all`, the default)."""
     health: HealthCustomizations = field(default_factory=HealthCustomizations.packaged)
     """Configured Lua health checks, then Sluice's packaged ones."""
+    actions: ActionCatalog = field(default_factory=ActionCatalog)
+    """Resource actions: configured Lua, then the library directory's, then built-in."""
     configured_health: tuple[str, ...] = ()
     """The kinds (`group/Kind`) a configured health check covers, for logs."""
     notices: tuple[str, ...] = ()
@@ -194,6 +205,9 @@ class _Reader:
     tracking: TrackingMethod | None = None
     rules: dict[str, ResourceIgnoreDifferences] = field(default_factory=dict)
     checks: list[CustomCheck] = field(default_factory=list)
+    legacy_checks: list[CustomCheck] = field(default_factory=list)
+    actions: list[LuaActions] = field(default_factory=list)
+    legacy_actions: list[LuaActions] = field(default_factory=list)
     exclusions: tuple[ResourceExclusion, ...] = ()
     inclusions: tuple[ResourceExclusion, ...] = ()
     ignore_status: bool = True
@@ -215,6 +229,8 @@ class _Reader:
             self.checks.append(configured_check(key, value))
         elif key.startswith(IGNORE_PREFIX):
             self.rules[key] = _ignore_rule(key, value)
+        elif key.startswith(ACTIONS_PREFIX):
+            self.actions.append(configured_actions(key, _yaml(key, value)))
         elif key == EXCLUSIONS_KEY:
             self.exclusions = _filters(key, value)
         elif key == INCLUSIONS_KEY:
@@ -224,12 +240,48 @@ class _Reader:
         elif key == REPO_ERROR_GRACE_KEY:
             self.repo_error_grace = _grace_seconds(value)
         elif key == CUSTOMIZATIONS:
-            self.notices.append(
-                f"{key}: the single-key YAML form is not read; write each customization as "
-                f"{CUSTOMIZATIONS}.<type>.<group>_<kind>"
-            )
+            self._single_key(value)
         elif key.startswith(f"{CUSTOMIZATIONS}.") and key.split(".")[2] in NOT_ACTED_ON:
             self.notices.append(f"{key}: Sluice does not act on {key.split('.')[2]}")
+
+    def _single_key(self, value: str) -> None:
+        """The older form: one YAML map of `<group>/<Kind>` to its customizations. The
+        per-key form wins for a kind both set (its keys are read after this one)."""
+        data = _yaml(CUSTOMIZATIONS, value)
+        if data is None:
+            return
+        if not isinstance(data, dict):
+            raise SpecError(
+                CUSTOMIZATIONS, "must be a YAML map of <group>/<Kind> to customizations"
+            )
+        for name in sorted(str(n) for n in data):
+            where = f"{CUSTOMIZATIONS}[{name}]"
+            entry = data[name]
+            if not isinstance(entry, dict):
+                self.problems.append(f"{where}: must be a map of health.lua, actions, ...")
+                continue
+            group, _, kind = name.rpartition("/")
+            suffix = f"{group}_{kind}" if group else kind
+            for field_name in sorted(str(f) for f in entry):
+                text = entry[field_name]
+                try:
+                    if not isinstance(text, str):
+                        raise SpecError(f"{where}.{field_name}", "must be a string")
+                    self._single_key_field(where, suffix, field_name, text)
+                except SpecError as e:
+                    self.problems.append(str(e))
+
+    def _single_key_field(self, where: str, suffix: str, field_name: str, text: str) -> None:
+        at = f"{where}.{field_name}"
+        if field_name == "health.lua":
+            pattern = config_pattern(HEALTH_PREFIX + suffix)
+            self.legacy_checks.append(CustomCheck(pattern, compile_check(text, at)))
+        elif field_name == "actions":
+            self.legacy_actions.append(configured_actions(ACTIONS_PREFIX + suffix, _yaml(at, text)))
+        elif field_name == "ignoreDifferences":
+            self.rules[IGNORE_PREFIX + suffix] = _ignore_rule(IGNORE_PREFIX + suffix, text)
+        else:
+            self.notices.append(f"{at}: Sluice does not act on {field_name}")
 
     def _compare_options(self, value: str) -> None:
         data = _yaml(COMPARE_OPTIONS_KEY, value)
@@ -294,8 +346,12 @@ def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSett
         exclusions=reader.exclusions,
         inclusions=reader.inclusions,
         ignore_status=reader.ignore_status,
-        health=HealthCustomizations(reader.checks, HealthCustomizations.packaged().checks),
-        configured_health=tuple(str(c.pattern) for c in reader.checks),
+        health=HealthCustomizations(
+            [*reader.checks, *reader.legacy_checks],
+            HealthCustomizations.packaged().checks,
+        ),
+        actions=ActionCatalog([*reader.actions, *reader.legacy_actions]),
+        configured_health=tuple(str(c.pattern) for c in [*reader.checks, *reader.legacy_checks]),
         notices=tuple(reader.notices),
         repo_error_grace=reader.repo_error_grace,
     )

@@ -95,7 +95,8 @@ def _validate(pattern: KindPattern, where: str) -> KindPattern:
     return pattern
 
 
-def _tree_pattern(parts: list[str], where: str) -> KindPattern:
+def tree_pattern(parts: list[str], where: str) -> KindPattern:
+    """The kinds a `<group>/<kind>` directory covers (`_` matches anything)."""
     names = [part.replace("_", "*") for part in parts]
     if len(names) == 1:
         return _validate(KindPattern("", names[0]), where)
@@ -119,7 +120,7 @@ def load_tree(root: Traversable) -> list[TreeEntry]:
     entries = []
     for parts, directory in _walk(root, []):
         origin = "/".join([TREE_NAME, *parts, HEALTH_SCRIPT])
-        entries.append(TreeEntry(_tree_pattern(parts, origin), directory, origin))
+        entries.append(TreeEntry(tree_pattern(parts, origin), directory, origin))
     return entries
 
 
@@ -128,14 +129,14 @@ def packaged_tree() -> Traversable:
     return resources.files(__package__).joinpath(TREE_NAME)
 
 
-def config_pattern(key: str) -> KindPattern:
+def config_pattern(key: str, prefix: str = CONFIG_PREFIX) -> KindPattern:
     """`resource.customizations.health.cert-manager.io_Certificate` → its KindPattern."""
-    group_kind = key.removeprefix(CONFIG_PREFIX)
+    group_kind = key.removeprefix(prefix)
     parts = group_kind.split("_")
     if not group_kind or len(parts) > 2:
         raise SpecError(
             key,
-            f"expected {CONFIG_PREFIX}<group>_<kind> (or {CONFIG_PREFIX}<Kind> for the core group)",
+            f"expected {prefix}<group>_<kind> (or {prefix}<Kind> for the core group)",
         )
     pattern = KindPattern(parts[0], parts[1]) if len(parts) == 2 else KindPattern("", parts[0])
     return _validate(pattern, key)

@@ -109,9 +109,9 @@ class LuaSandbox:
         if size > MAX_SCRIPT_BYTES:
             raise SpecError(origin, f"script is {size} bytes; the limit is {MAX_SCRIPT_BYTES}")
         with self._lock:
-            chunk, problem = self._compile(source, origin)
+            chunk, problem = self._compile(source)
         if chunk is None:
-            raise SpecError(origin, f"is not valid Lua: {problem}")
+            raise SpecError(origin, f"is not valid Lua: {_at_line(str(problem))}")
         return chunk
 
     def compile(self, source: str, origin: str) -> "LuaHealthCheck":
@@ -134,7 +134,7 @@ class LuaSandbox:
             raise LuaScriptError(f"{origin} timed out after {self.timeout:g} s")
         if kind == "invalid":
             raise LuaScriptError(_clip(f"{origin} {outcome[1]}"))
-        raise LuaScriptError(_clip(f"{origin} {_error_text(origin, str(outcome[1]), self._mib)}"))
+        raise LuaScriptError(_clip(f"{origin} {_error_text(str(outcome[1]), self._mib)}"))
 
     def _evaluate_locked(
         self, chunk: Any, origin: str, obj: KubeObject, params: Mapping[str, object]
@@ -217,7 +217,7 @@ class LuaSandbox:
             return self._failed(check, obj, f"timed out after {self.timeout:g} s")
         if kind == "invalid":
             return self._failed(check, obj, outcome[1])
-        return self._failed(check, obj, _error_text(check.origin, str(outcome[1]), self._mib))
+        return self._failed(check, obj, _error_text(str(outcome[1]), self._mib))
 
     def _failed(self, check: "LuaHealthCheck", obj: KubeObject, problem: str) -> HealthStatus:
         message = _clip(f"health check {check.origin} {problem}")
@@ -229,16 +229,25 @@ class LuaScriptError(Exception):
     """An action or discovery script failed; the text names the script and the problem."""
 
 
-def _error_text(origin: str, error: str, mib: int) -> str:
-    """`<origin>:12: boom` → `failed at line 12: boom`; `not enough memory` → the cap."""
+_CHUNK = "script:"
+"""The chunk name every script is compiled under (sandbox.lua), as Lua's messages start."""
+
+
+def _at_line(error: str) -> str:
+    """`script:12: boom` → `line 12: boom`."""
+    if error.startswith(_CHUNK):
+        line, _, rest = error[len(_CHUNK) :].partition(":")
+        if line.isdigit():
+            return f"line {line}:{rest}"
+    return error
+
+
+def _error_text(error: str, mib: int) -> str:
+    """`script:12: boom` → `failed at line 12: boom`; `not enough memory` → the cap."""
     if error == "not enough memory":
         return f"ran out of memory (limit {mib} MiB)"
-    prefix = origin + ":"
-    if error.startswith(prefix):
-        line, _, rest = error[len(prefix) :].partition(":")
-        if line.isdigit():
-            return f"failed at line {line}:{rest}"
-    return f"failed: {error}"
+    located = _at_line(error)
+    return f"failed at {located}" if located != error else f"failed: {error}"
 
 
 def _to_python(value: object) -> object:

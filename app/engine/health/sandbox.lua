@@ -29,6 +29,7 @@ string.dump = nil
 getmetatable("").__metatable = false
 
 local TIMED_OUT = "timed out"
+local CHUNK = "script"
 local expired = false
 local deadline = 0
 
@@ -105,12 +106,13 @@ local function new_env(obj, params)
   return env
 end
 
-local function compile(source, name)
+local function compile(source)
   -- loadstring also takes precompiled bytecode, which can break out of any sandbox.
   if source:byte(1) == 27 then
     return nil, "precompiled Lua is not accepted; give the script as text"
   end
-  local chunk, problem = loadstring(source, "=" .. name)
+  -- One short chunk name: Lua cuts longer ones (LUA_IDSIZE), and Python names the script.
+  local chunk, problem = loadstring(source, "=" .. CHUNK)
   if chunk ~= nil then
     setfenv(chunk, {})
   end

@@ -38,7 +38,7 @@ def test_an_empty_map_is_sluices_defaults() -> None:
 
 def test_keys_of_other_parts_of_argo_cd_are_left_alone() -> None:
     settings = parse_keys({"url": "https://argo.example", "dex.config": "connectors: [", "x": "1"})
-    assert settings == SystemSettings(health=settings.health)
+    assert settings == SystemSettings(health=settings.health, actions=settings.actions)
 
 
 @pytest.mark.parametrize("method", list(TrackingMethod), ids=lambda m: m.value)
@@ -129,16 +129,10 @@ def test_ignore_resource_status_field(field: str, ignore_status: bool, crd_rule:
     ("key", "value", "notice"),
     [
         pytest.param(
-            "resource.customizations.actions.apps_Deployment",
-            "discovery.lua: return {}",
-            "Sluice does not act on actions",
-            id="actions",
-        ),
-        pytest.param(
             "resource.customizations",
-            "apps/Deployment:\n  health.lua: return {}",
-            "the single-key YAML form is not read",
-            id="single-key-form",
+            "apps/Deployment:\n  knownTypeFields: '[]'",
+            "knownTypeFields",
+            id="single-key-form-known-type-fields",
         ),
         pytest.param(
             "resource.compareoptions",
@@ -274,3 +268,78 @@ def test_a_grace_period_that_is_not_seconds_is_refused(value: str) -> None:
         f"controller.repo.error.grace.period.seconds: {value!r} is not a number of seconds "
         "from 0 to 604800",
     )
+
+
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "shop"},
+    "spec": {"replicas": 1},
+}
+SINGLE_KEY = """
+apps/Deployment:
+  health.lua: |
+    return {status = "Suspended", message = "single-key form"}
+  actions: |
+    discovery.lua: |
+      return {nudge = {}}
+    definitions:
+    - name: nudge
+      action.lua: |
+        obj.spec.replicas = 7
+        return obj
+  ignoreDifferences: |
+    jsonPointers: [/spec/replicas]
+"""
+
+
+def test_the_single_key_form_gives_health_actions_and_ignore_rules() -> None:
+    settings = parse_keys({"resource.customizations": SINGLE_KEY})
+    assert assess(DEPLOYMENT, customizations=settings.health) == HealthStatus(
+        HealthStatusCode.SUSPENDED, "single-key form"
+    )
+    assert [a.name for a in settings.actions.offered(DEPLOYMENT)] == ["nudge"]
+    [rule] = settings.ignore_differences
+    assert (rule.kind, rule.json_pointers) == ("Deployment", ["/spec/replicas"])
+
+
+def test_the_per_key_form_wins_over_the_single_key_form() -> None:
+    settings = parse_keys(
+        {
+            "resource.customizations": SINGLE_KEY,
+            "resource.customizations.health.apps_Deployment": 'return {status = "Healthy"}',
+            "resource.customizations.actions.apps_Deployment": (
+                "discovery.lua: return {poke = {}}\n"
+                "definitions: [{name: poke, 'action.lua': 'return obj'}]"
+            ),
+        }
+    )
+    assert assess(DEPLOYMENT, customizations=settings.health) == HealthStatus(
+        HealthStatusCode.HEALTHY
+    )
+    assert [a.name for a in settings.actions.offered(DEPLOYMENT)] == ["poke"]
+
+
+def test_a_configured_application_check_wins_over_the_built_in_one() -> None:
+    settings = parse_keys(
+        {
+            "resource.customizations.health.argoproj.io_Application": (
+                'return {status = "Degraded", message = "mine"}'
+            )
+        }
+    )
+    child = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "child", "namespace": "argocd"},
+        "status": {"health": {"status": "Healthy"}},
+    }
+    assert assess(child) == HealthStatus(HealthStatusCode.HEALTHY)
+    assert assess(child, customizations=settings.health) == HealthStatus(
+        HealthStatusCode.DEGRADED, "mine"
+    )
+
+
+def test_a_bad_single_key_entry_refuses_the_map_naming_it() -> None:
+    with pytest.raises(SystemSettingsError, match=r"resource.customizations\[apps/Deployment\]"):
+        parse_keys({"resource.customizations": "apps/Deployment:\n  health.lua: 'return {'"})

@@ -284,7 +284,7 @@ def test_invalid_lua_is_refused_at_compile_time_naming_the_script_and_line(
     with pytest.raises(SpecError) as raised:
         sandbox.compile("if obj.status then\nreturn {status = 'Healthy'}\n", ORIGIN)
     assert raised.value.field == ORIGIN
-    assert raised.value.problem.startswith(f"is not valid Lua: {ORIGIN}:3:")
+    assert raised.value.problem.startswith("is not valid Lua: line 3:")
 
 
 def test_binary_chunks_are_refused(sandbox: LuaSandbox) -> None:
