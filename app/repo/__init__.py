@@ -39,6 +39,10 @@ Decisions and why:
   process (jsonnet_child.py) over a private checkout: imports confined to it, deadline,
   output and memory caps, the process group killed past any of them.
 - Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
+- Git LFS (`enableLfs`): pointer files in directory renders and checkouts are replaced
+  by their objects (lfs_files.py), downloaded once per cache by git-lfs with the same
+  credentials and bounded by size (lfs_store.py, lfs_pointer.py); otherwise the pointer
+  renders, as in Argo CD.
 - Kustomize sources (kustomize.py) build in such a work dir: the Application's overrides
   merged into the kustomization (kustomize_edit.py), every reference checked to stay in
   the checkout and be local (kustomize_refs.py), the tool run through the same process

@@ -21,7 +21,9 @@ that talks to a repository server goes through a `RepoAccess`:
     `StrictHostKeyChecking=yes` against the known_hosts of argocd-ssh-known-hosts-cm (the
     system's files never), or no host-key check only with `insecureIgnoreHostKey`.
   The secret-bearing config is the process's "global" git config file
-  (`GIT_CONFIG_GLOBAL`), so `ps` and `/proc/*/environ` show only its path.
+  (`GIT_CONFIG_GLOBAL`), so `ps` and `/proc/*/environ` show only its path. With
+  `enableLfs` the same settings are also written where git-lfs looks them up (TLS by
+  server, headers and proxy by its API URL), so LFS downloads use the same credentials.
 - HTTP clients (the token exchange; later Helm and OCI): `headers()`, `ssl_context()`,
   `proxy`.
 
@@ -46,6 +48,7 @@ from urllib.parse import urlsplit
 from app.model.repository_secret import RepoCreds
 from app.repo.credentials import DEFAULT_HTTPS_USERNAME, CredentialStore, Resolved
 from app.repo.githubapp import GitHubApps, api_base
+from app.repo.lfs_pointer import lfs_endpoint
 from app.repo.trust import RepoTrust
 from app.repo.urls import RepoURL, Transport
 
@@ -148,35 +151,40 @@ class RepoAccess:
     def _https(self, directory: str) -> dict[str, str]:
         creds = self.creds
         server = f"{self.repo.transport.value}://{self.repo.host_port}"
-        url = self.repo.without_userinfo
         lines: list[str] = []
-        http: list[tuple[str, str]] = []
+        request: list[tuple[str, str]] = []
+        tls: list[tuple[str, str]] = []
         if creds.bearer_token:
-            http.append(("extraHeader", f"Authorization: Bearer {creds.bearer_token}"))
+            request.append(("extraHeader", f"Authorization: Bearer {creds.bearer_token}"))
         elif creds.password and creds.force_http_basic_auth:
-            http.append(("extraHeader", f"Authorization: {self.headers()['Authorization']}"))
+            request.append(("extraHeader", f"Authorization: {self.headers()['Authorization']}"))
         elif creds.password:
             answer = f"username={self._http_user}\npassword={creds.password}\n"
             path = _private_file(directory, "credential", answer)
             helper = f'!f() {{ test "$1" = get && cat {shlex.quote(path)}; }}; f'
             lines += [f"[credential {_quote(server)}]", f"\thelper = {_quote(helper)}"]
         if creds.tls_client_cert_data:
-            http.append(
+            tls.append(
                 ("sslCert", _private_file(directory, "client.crt", creds.tls_client_cert_data))
             )
-            http.append(
+            tls.append(
                 ("sslKey", _private_file(directory, "client.key", creds.tls_client_cert_key))
             )
         ca_file = self.trust.ca_file(self.repo.host)
         if ca_file is not None:
-            http.append(("sslCAInfo", str(ca_file)))
+            tls.append(("sslCAInfo", str(ca_file)))
         if creds.insecure:
-            http.append(("sslVerify", "false"))
+            tls.append(("sslVerify", "false"))
         if creds.proxy:
-            http.append(("proxy", creds.proxy))
-        if http:
-            lines.append(f"[http {_quote(url)}]")
-            lines += [f"\t{key} = {_quote(value)}" for key, value in http]
+            request.append(("proxy", creds.proxy))
+        sections = [(self.repo.without_userinfo, [*request, *tls])]
+        if creds.enable_lfs:
+            # git-lfs matches TLS settings by server and the rest by its own API URL.
+            sections += [(f"{server}/", tls), (lfs_endpoint(self.repo), request)]
+        for url, items in sections:
+            if items:
+                lines.append(f"[http {_quote(url)}]")
+                lines += [f"\t{key} = {_quote(value)}" for key, value in items]
         env = {"GIT_CONFIG_GLOBAL": _private_file(directory, "config", "\n".join(lines) + "\n")}
         if creds.no_proxy:
             env["NO_PROXY"] = env["no_proxy"] = creds.no_proxy

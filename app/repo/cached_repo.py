@@ -27,6 +27,7 @@ from app.repo.blobs import BlobReader
 from app.repo.errors import GitError, LimitExceeded, RevisionError
 from app.repo.filelock import file_lock
 from app.repo.gitprocess import GitRunner
+from app.repo.lfs_store import LfsStore
 from app.repo.settings import RepoSettings
 from app.repo.tree import RepoTree, parse_ls_tree
 
@@ -109,6 +110,8 @@ class CachedRepo:
         self._lock = asyncio.Lock()
         self._created = False
         self._blobs = BlobReader(runner, path, key)
+        self.lfs = LfsStore(runner, path / "lfs", key)
+        """Git LFS objects fetched for this cache (repositories with `enableLfs`)."""
         self.present: set[str] = set()
         """Commits known to be complete in this cache (checked once, then trusted)."""
 

@@ -45,7 +45,13 @@ _BASE_CONFIG: tuple[tuple[str, str], ...] = (
     ("init.defaultBranch", "main"),
 )
 
-_BOILERPLATE = ("Please make sure you have the correct access rights", "and the repository exists")
+_BOILERPLATE = (
+    "Please make sure you have the correct access rights",
+    "and the repository exists",
+    "Downloading ",
+    "Errors logged to ",
+    "Use `git lfs logs last`",
+)
 _HINTS: tuple[tuple[str, str], ...] = (
     ("authentication failed", "the server refused the credentials; check them in the Secret"),
     (
@@ -72,6 +78,10 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("connection refused", "the server refused the connection; check host and port"),
     ("couldn't connect to server", "the server refused the connection; check host and port"),
     ("repository not found", "check the URL, and that the credential can read it"),
+    (
+        "object does not exist",
+        "the LFS server does not hold this file's object; push it with git lfs push --all",
+    ),
     ("does not appear to be a git repository", "check the URL or path"),
     ("not found", "check the URL, and that the credential can read it"),
 )
@@ -130,20 +140,24 @@ class GitRunner:
         deadline: float | None = None,
         max_output: int = 16 * 1024 * 1024,
         extra_env: Mapping[str, str] | None = None,
+        config: Sequence[tuple[str, str]] = (),
         watch: Callable[[], str | None] | None = None,
     ) -> bytes:
         """Run `git <args>` and return stdout; GitError/GitTimeout/LimitExceeded on failure.
 
         `deadline` defaults to the settings' network or local timeout. `what` describes the
-        operation for messages (already free of secrets). `watch`, if given, is called every
-        0.1 s while git runs; a returned message kills git and raises LimitExceeded with it.
+        operation for messages (already free of secrets). `config` adds git settings after
+        the fixed ones (never secrets: they travel in the environment). `watch`, if given,
+        is called every 0.1 s while git runs; a returned message kills git and raises
+        LimitExceeded with it.
         """
         if deadline is None:
             deadline = self._settings.network_timeout if remote else self._settings.local_timeout
         async with self._git_env(remote) as auth, self._semaphore:
             env = {**self._env, **auth, **(extra_env or {})}
-            env["GIT_CONFIG_COUNT"] = str(len(_BASE_CONFIG))
-            for i, (key, value) in enumerate(_BASE_CONFIG):
+            settings = [*_BASE_CONFIG, *config]
+            env["GIT_CONFIG_COUNT"] = str(len(settings))
+            for i, (key, value) in enumerate(settings):
                 env[f"GIT_CONFIG_KEY_{i}"] = key
                 env[f"GIT_CONFIG_VALUE_{i}"] = value
             command = ["git", *(["--git-dir", str(git_dir)] if git_dir else []), *args]

@@ -18,6 +18,7 @@ from app import log
 from app.metrics import GIT_FETCH_DURATION
 from app.metrics.argocd import observe_git_request
 from app.model.app_spec import ApplicationSource
+from app.repo import lfs_files
 from app.repo.access import Access, RepoAccess
 from app.repo.cached_repo import CachedRepo
 from app.repo.commit_info import CommitInfo, parse_commit
@@ -33,6 +34,7 @@ from app.repo.errors import (
 )
 from app.repo.githubapp import GitHubApps
 from app.repo.gitprocess import GitRunner
+from app.repo.lfs_pointer import LfsLimits
 from app.repo.lru import LRU
 from app.repo.paths import resolve_path
 from app.repo.refs import HEADS, TAGS, RefListing, parse_ls_remote
@@ -63,7 +65,7 @@ logger = log.get("repo")
 
 ZERO_SHA = "0" * 40
 _DEFAULT_PATTERNS = ("HEAD", HEADS + "*", TAGS + "*")
-_RenderKey = tuple[str, str, str, DirectoryOptions]
+_RenderKey = tuple[str, str, str, DirectoryOptions, bool]
 
 
 class Repositories:
@@ -94,6 +96,7 @@ class Repositories:
         self._rendered: LRU[_RenderKey, DirectoryRender] = LRU(
             settings.render_cache_bytes, lambda r: r.weight
         )
+        self._lfs_limits = LfsLimits(settings.max_lfs_object_bytes, settings.max_lfs_bytes)
 
     def _prepare(self) -> None:
         if not self._prepared:
@@ -311,7 +314,7 @@ class Repositories:
 
     async def _app_dir(
         self, source: ApplicationSource, commit: str, field: str, project: str
-    ) -> tuple[RepoURL, CachedRepo, RepoTree, str, str]:
+    ) -> tuple[RepoAccess, CachedRepo, RepoTree, str, str]:
         """The fetched commit's listing and source.path resolved in it (a directory)."""
         remote, commit = await self._fetched(source.repo_url, commit, field, project)
         repo = remote.repo
@@ -325,7 +328,7 @@ class Repositories:
             raise PathError(
                 f"{field}.path", f"{source.path!r} {problem} in {repo.display} at {commit[:12]}"
             )
-        return repo, cached, tree, app_dir, commit
+        return remote, cached, tree, app_dir, commit
 
     async def _fetched(
         self, repo_url: str, commit: str, field: str, project: str
@@ -350,7 +353,9 @@ class Repositories:
         `field` names the source in messages (`spec.source`, `spec.sources[1]`); `project`
         is the app's AppProject (which repository Secrets it may use).
         """
-        repo, cached, tree, app_dir, commit = await self._app_dir(source, commit, field, project)
+        remote, cached, tree, app_dir, commit = await self._app_dir(source, commit, field, project)
+        repo = remote.repo
+        lfs = remote.creds.enable_lfs
         hops = self.settings.max_symlink_hops
         kind_of_source = source_type(source, tree, app_dir, field=field)
         if kind_of_source is not SourceType.DIRECTORY:
@@ -361,7 +366,7 @@ class Repositories:
         options = DirectoryOptions.of(
             source.directory, include_hidden=self.settings.include_hidden_directories
         )
-        key: _RenderKey = (cached.key, commit, app_dir, options)
+        key: _RenderKey = (cached.key, commit, app_dir, options, lfs)
         hit = self._rendered.get(key)
         if hit is not None:
             self.stats.render_cache_hit += 1
@@ -381,8 +386,18 @@ class Repositories:
                 [f.entry.oid for f in selection.files],
                 max_bytes=selection.total_bytes,
             )
+            contents = {f.path: blobs[f.entry.oid] for f in selection.files}
+            if lfs:
+                contents = await lfs_files.contents(
+                    cached,
+                    remote,
+                    contents,
+                    self._lfs_limits,
+                    where=f"{field}.path",
+                    max_bytes=self.settings.max_manifest_bytes,
+                )
             files = tuple(
-                ManifestFile(f.path, decode_manifest(blobs[f.entry.oid], path=f.path, field=field))
+                ManifestFile(f.path, decode_manifest(contents[f.path], path=f.path, field=field))
                 for f in selection.files
             )
             result = DirectoryRender(
@@ -440,6 +455,15 @@ class Repositories:
             await asyncio.to_thread(root.mkdir, 0o700)
             self.stats.checkout += 1
             await cached.check_out(commit, root, container / "index", display=repo.display)
+            if remote.creds.enable_lfs:
+                await lfs_files.smudge_work_tree(
+                    cached,
+                    remote,
+                    tree,
+                    root,
+                    self._lfs_limits,
+                    max_bytes=self.settings.max_tree_bytes,
+                )
             yield WorkTree(root, commit, tree, self.settings.max_symlink_hops)
         finally:
             await asyncio.shield(asyncio.to_thread(remove_tree, container))

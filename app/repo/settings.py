@@ -60,6 +60,13 @@ class RepoSettings:
     """Combined size of the manifest files of one directory source, checked before any is
     read (Argo CD's `reposerver.max.combined.directory.manifests.size`, default 10M)."""
 
+    max_lfs_object_bytes: int = 100 * MiB
+    """Largest Git LFS object fetched for a repository with `enableLfs` (its pointer's
+    size is checked first, and a download growing past it is stopped)."""
+
+    max_lfs_bytes: int = 512 * MiB
+    """Most Git LFS content one render or checkout may fetch in all."""
+
     max_symlink_hops: int = 16
     """Most symlinks followed while resolving one path; a longer chain is an error."""
 

@@ -195,14 +195,6 @@ class RepositorySecretsSource:
             project=entry.project,
             auth=auth_kind(entry.creds),
         )
-        if entry.creds.enable_lfs:
-            logger.warning(
-                "repository.lfs_ignored",
-                secret=ref,
-                repo=entry.parsed.display,
-                reason="enableLfs: Sluice does not fetch Git LFS content; LFS files render as "
-                "their pointer files",
-            )
 
     def _gone(self, ref: str, reason: str) -> None:
         if self._entries.pop(ref, None) is not None:

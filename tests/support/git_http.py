@@ -6,7 +6,8 @@ private GitHub/GitLab repository would: HTTP Basic with one of `passwords` (answ
 with a `WWW-Authenticate` challenge otherwise), a bearer token from `tokens`, or, when
 `require_client_cert` is set, a client certificate the CA signed. `seen` records the path
 and Authorization header of every request; `redirect_to` answers every request with a
-redirect there (to check credentials never follow one).
+redirect there (to check credentials never follow one). With `lfs` set, the same server
+(and the same authentication) answers Git LFS's batch API and transfers (lfs_http.py).
 """
 
 import asyncio
@@ -23,6 +24,7 @@ from pathlib import Path
 from aiohttp import web
 
 from tests.support.keys import HOST, CertificateAuthority
+from tests.support.lfs_http import LfsObjects, is_lfs_path
 
 
 @dataclass
@@ -36,6 +38,7 @@ class GitHttpsServer:
     """GitHub App installation tokens accepted as the password of `x-access-token`."""
     require_client_cert: bool = False
     redirect_to: str = ""
+    lfs: LfsObjects | None = None
     seen: list[tuple[str, str | None]] = field(default_factory=list)
     port: int = 0
 
@@ -76,6 +79,8 @@ class GitHttpsServer:
                 headers={"WWW-Authenticate": 'Basic realm="git"'},
                 text="authentication required\n",
             )
+        if self.lfs is not None and is_lfs_path(request.path):
+            return await self.lfs.handle(request, self.base)
         return await self._cgi(request)
 
     async def _cgi(self, request: web.Request) -> web.StreamResponse:
