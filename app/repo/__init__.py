@@ -38,6 +38,8 @@ Decisions and why:
 - Jsonnet files of a directory source (jsonnet.py) are evaluated by go-jsonnet in a child
   process (jsonnet_child.py) over a private checkout: imports confined to it, deadline,
   output and memory caps, the process group killed past any of them.
+- Config Management Plugins (plugins/) run `init`/`generate` from a plugin.yaml in a
+  throwaway checkout, with Argo CD's environment and nothing of the worker's.
 - Work dirs for tool-based renderers (worktree.py) are random, 0700, and removed after.
 - Git LFS (`enableLfs`): pointer files in directory renders and checkouts are replaced
   by their objects (lfs_files.py), downloaded once per cache by git-lfs with the same

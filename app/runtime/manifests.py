@@ -6,11 +6,11 @@ was never rendered. Which revision each source is rendered at, and which sources
 nothing (a multi-source app's reference-only `ref` source), is the engine's
 `source_plan`. Then, for every source in order:
 
-1. Type. A source that declares a type Sluice cannot render yet (a plugin) is refused
-   before anything touches Git, naming the field. Renderers are one table by source type
-   (`RENDERERS`: plain directories, Kustomize, Helm), so a new one is one entry. A source
-   that declares nothing is typed by the files at source.path once the commit is known (a
-   kustomization.yaml makes it Kustomize, a Chart.yaml Helm), as Argo CD discovers it.
+1. Type. Renderers are one table by source type (`RENDERERS`: plain directories with
+   their Jsonnet, Kustomize, Helm, plugins), so a new one is one entry. A source that
+   declares nothing is offered to the render host's plugins' discovery first, then typed
+   by the files at source.path once the commit is known (a kustomization.yaml makes it
+   Kustomize, a Chart.yaml Helm), as Argo CD discovers it.
 2. Revision. The revision asked for (an operation's, else the source's targetRevision)
    becomes a commit: a full SHA already is one; anything else is matched against the
    repository's listing, from the refs cache unless `force`, else from a fresh ls-remote
@@ -43,7 +43,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app import log
-from app.engine.build_env import BuildTarget, build_environment
+from app.engine.build_env import build_environment
 from app.engine.manifests import load_manifests
 from app.engine.redact import redact_text
 from app.engine.source_plan import SourcePlan, plan_sources
@@ -56,6 +56,7 @@ from app.repo.errors import RenderError, RepoError
 from app.repo.helm.render import RefCommit
 from app.repo.jsonnet import evaluate_jsonnet
 from app.repo.kustomize import build_kustomize
+from app.repo.plugins.run import render_plugin
 from app.repo.refs import RefListing
 from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
@@ -63,6 +64,7 @@ from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
 from app.runtime.helm_sources import CONTEXT_KEYED, context_hash, helm_target, render_helm
 from app.runtime.render_context import RenderContext
+from app.runtime.render_env import build_target, plugin_build
 from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
 from app.store.refs import RefsCache
@@ -137,20 +139,6 @@ argument is the app (its project says which repository credentials it may use) a
 `ref` sources."""
 
 
-def build_target(
-    rt: Runtime, app: Application, source: ApplicationSource, commit: str
-) -> BuildTarget:
-    """What Argo CD's build environment says about this render (no cluster facts)."""
-    return BuildTarget(
-        app_name=rt.instance_name(app),
-        app_namespace=app.spec.destination.namespace,
-        revision=commit,
-        source_path=source.path,
-        source_repo_url=source.repo_url,
-        source_target_revision=source.target_revision,
-    )
-
-
 async def _render_directory(
     rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
 ) -> RenderedManifests:
@@ -195,6 +183,40 @@ async def _render_kustomize(
     return RenderedManifests(manifests, SourceType.KUSTOMIZE.value, {"tool": build.tool})
 
 
+async def _render_plugin(
+    rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
+) -> RenderedManifests:
+    rendered = await _plugin_manifests(rt, source, commit, field, ctx.app, declared=True)
+    assert rendered is not None, "a declared plugin source renders or raises"
+    return rendered
+
+
+async def _plugin_manifests(
+    rt: Runtime,
+    source: ApplicationSource,
+    commit: str,
+    field: str,
+    app: Application,
+    *,
+    declared: bool,
+) -> RenderedManifests | None:
+    """A plugin's render of `source`, or None when none was declared and none discovered."""
+    build = await plugin_build(rt, app, source, commit)
+    output = await render_plugin(
+        rt.repos, source, commit,
+        field=field, project=app.spec.project, build=build, declared=declared,
+    )  # fmt: skip
+    if output is None:
+        return None
+    try:
+        manifests = load_manifests([(f"plugin {output.plugin} output", output.output)])
+    except SpecError as e:
+        raise RenderError(
+            f"{field}: {e} (at {commit[:12]}); fix the plugin or its inputs in Git"
+        ) from None
+    return RenderedManifests(manifests, SourceType.PLUGIN.value, {"plugin": output.plugin})
+
+
 async def _render_reference(
     _rt: Runtime, _source: ApplicationSource, _commit: str, _field: str, _ctx: RenderContext
 ) -> RenderedManifests:
@@ -206,6 +228,7 @@ RENDERERS: Mapping[SourceType, Renderer] = {
     SourceType.DIRECTORY: _render_directory,
     SourceType.KUSTOMIZE: _render_kustomize,
     SourceType.HELM: render_helm,
+    SourceType.PLUGIN: _render_plugin,
 }
 """How each source type is rendered; a type missing here is refused by name."""
 
@@ -217,8 +240,8 @@ _BLOCKS = {
 
 
 _UNSUPPORTED = (
-    "Sluice renders plain directories of YAML/JSON, Jsonnet, Kustomize and Helm for now: "
-    "commit the "
+    "Sluice renders plain directories of YAML/JSON/Jsonnet, Kustomize, Helm and Config "
+    "Management Plugins: commit the "
     "rendered manifests to a directory and point the source at it"
 )
 
@@ -239,8 +262,13 @@ def _renderer(source: ApplicationSource, field: str) -> Renderer:
 async def _render_discovered(
     rt: Runtime, source: ApplicationSource, commit: str, field: str, ctx: RenderContext
 ) -> RenderedManifests:
-    """A source that declares no type, rendered as its files at `commit` say it is."""
+    """A source that declares no type, rendered as its files at `commit` say it is: by the
+    first plugin whose discovery rules match (Argo CD asks plugins first), else by type."""
     project = ctx.project
+    if rt.repos.settings.plugins_dir is not None:
+        by_plugin = await _plugin_manifests(rt, source, commit, field, ctx.app, declared=False)
+        if by_plugin is not None:
+            return by_plugin
     discovered = await rt.repos.source_type_at(source, commit, field=field, project=project)
     renderer = RENDERERS.get(discovered)
     if renderer is None:

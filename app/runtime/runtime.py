@@ -116,6 +116,8 @@ class Runtime:
                 RepoSettings(
                     cache_dir=settings.state_dir / "repos",
                     allow_local=settings.allow_local_repos,
+                    plugins_dir=settings.plugins_dir,
+                    tool_timeout=settings.exec_timeout,
                 )
             )
             repo_secrets = RepositorySecretsSource(repos, cluster, control.namespace)

@@ -110,6 +110,12 @@ class Settings:
     (`Runtime.open` puts the value in force here)."""
     concurrency: int = 16
     """Handlers each worker runs at once in this process (`SLUICE_CONCURRENCY`)."""
+    plugins_dir: Path | None = None
+    """Config Management Plugins of the render worker (`SLUICE_PLUGINS_DIR`): one
+    subdirectory per plugin holding its `plugin.yaml`, Argo CD's sidecar layout; unset: none."""
+    exec_timeout: float = 90.0
+    """Seconds one render tool run (kustomize, the Jsonnet evaluator, a plugin command) may
+    take before it is killed (`SLUICE_EXEC_TIMEOUT_SECONDS`, Argo CD's ARGOCD_EXEC_TIMEOUT)."""
     cache_secret: bytes = field(default=b"", repr=False)
     """HMAC key sealing cached renders in Redis (`SLUICE_CACHE_SECRET`); empty: SHA-256 only,
     which detects corruption but not a render planted by someone who can write to Redis."""
@@ -173,5 +179,7 @@ class Settings:
                 e.get("SLUICE_TRACKING_METHOD", base.tracking_method.value)
             ),
             concurrency=int(num("SLUICE_CONCURRENCY", base.concurrency)),
+            plugins_dir=Path(e["SLUICE_PLUGINS_DIR"]) if e.get("SLUICE_PLUGINS_DIR") else None,
+            exec_timeout=num("SLUICE_EXEC_TIMEOUT_SECONDS", base.exec_timeout),
             cache_secret=e.get("SLUICE_CACHE_SECRET", "").encode(),
         )

@@ -73,8 +73,9 @@ async def test_multi_source_manifests_come_in_source_order(
         pytest.param(
             {"p/cm.yaml": config_map("p")},
             {"path": "p", "plugin": {"name": "cmp"}},
-            "spec.source: a Plugin source (its plugin field is set)",
-            id="declared-plugin-refused-by-name",
+            "spec.source.plugin: this render host has no Config Management Plugins; set "
+            "SLUICE_PLUGINS_DIR",
+            id="declared-plugin-without-plugins-names-the-setting",
         ),
         pytest.param(
             {"p/cm.yaml": config_map("p")},
