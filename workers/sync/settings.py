@@ -15,6 +15,9 @@ class SyncWorkerSettings:
     """Seconds to load the destination cluster's discovery when planning."""
     status_timeout: float = 10.0
     """Seconds to write `operationState` and `history` onto the Application resource."""
+    status_retry: float = 2.0
+    """Seconds before the last `operationState` write of an operation, refused or failed,
+    is tried again (the operation is finalized only once it landed)."""
     cold_retry: float = 1.0
     """Seconds before a step that found the live cache COLD (or the cluster unavailable)
     is tried again; nothing is planned or pruned from a cache that is still warming up."""
