@@ -28,7 +28,7 @@ import traceback
 from collections.abc import Mapping
 from pathlib import PurePath
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 from structlog.typing import EventDict
@@ -134,14 +134,17 @@ def _log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
     )
 
 
-def configure(level: str | None = None, fmt: str | None = None) -> None:
-    """Configure structlog and the standard library logger once; later calls are no-ops."""
+def configure(
+    level: str | None = None, fmt: str | None = None, *, stream: TextIO | None = None
+) -> None:
+    """Configure structlog and the standard library logger once; later calls are no-ops.
+
+    Lines go to `stream` (default: stderr)."""
+    out = stream or sys.stderr
     if structlog.is_configured():
         return
     level_name = (level or os.environ.get("SLUICE_LOG_LEVEL", "info")).upper()
-    fmt = (
-        fmt or os.environ.get("SLUICE_LOG_FORMAT") or ("console" if sys.stderr.isatty() else "json")
-    )
+    fmt = fmt or os.environ.get("SLUICE_LOG_FORMAT") or ("console" if out.isatty() else "json")
     stamp = structlog.processors.TimeStamper(fmt="iso", utc=True)
     structlog.configure(
         processors=[
@@ -155,10 +158,10 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping().get(level_name, logging.INFO)
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=True,
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(out)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[structlog.stdlib.add_log_level, _component, stamp],

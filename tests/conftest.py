@@ -1,4 +1,5 @@
-"""Suite-wide guards: no test may leave asyncio tasks or child processes behind."""
+"""Suite-wide guards: no test may leave asyncio tasks or child processes behind, and no log
+written during the run may hold a test secret or a traceback (`tests.support.logscan`)."""
 
 import asyncio
 import inspect
@@ -10,8 +11,9 @@ import pytest
 
 from app import log_setup
 from tests.support import procs
+from tests.support.logscan import PROCESS_LOG, TEE, scan
 
-log_setup.configure(level="info", fmt="json")
+log_setup.configure(level="info", fmt="json", stream=TEE)
 
 pytest_plugins = [
     "tests.support.fixtures_servers",
@@ -19,6 +21,29 @@ pytest_plugins = [
     "tests.support.fixtures_pipeline",
     "tests.support.fixtures_git_servers",
 ]
+
+
+MAX_SHOWN = 20
+"""Log findings shown in the failure (the count covers them all)."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _log_scan(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fail the run if any log written during it holds a test secret or a traceback."""
+    base = tmp_path_factory.getbasetemp()
+    TEE.open(base / PROCESS_LOG)
+    try:
+        yield
+    finally:
+        TEE.close()
+    findings = scan(base.rglob("*.log"))
+    if findings:
+        shown = "\n".join(str(f) for f in findings[:MAX_SHOWN])
+        pytest.fail(
+            f"{len(findings)} log line(s) written during the run hold a test secret or a "
+            f"traceback:\n{shown}",
+            pytrace=False,
+        )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -18,12 +18,13 @@ from tests.e2e.manifests import application, as_yaml, config_map, deployment, se
 from tests.e2e.pipeline import Pipeline, resource
 from tests.support.cluster_secrets import cluster_secret
 from tests.support.gitrepo import GitRepo
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
 Factory = Callable[..., contextlib.AbstractAsyncContextManager[LocalCluster]]
-TOKEN = "second-cluster-token-0123456789"
+TOKEN = known_secret("second-cluster-token-0123456789", "a cluster bearer token")
 
 
 def presync_job(name: str) -> dict[str, Any]:

@@ -27,12 +27,13 @@ from app.model.identity import AppRef
 from tests.e2e.manifests import CONTROL, as_yaml, deployment
 from tests.e2e.pipeline import Pipeline
 from tests.support.gitrepo import GitRepo
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow, pytest.mark.timeout(360)]
 
 SUBSCRIBE = "notifications.argoproj.io/subscribe."
-TOKEN = "hook-token-5d41402abc4b2a76"
+TOKEN = known_secret("hook-token-5d41402abc4b2a76", "the webhook service token")
 SLACK_KEY = "T000/B000/slack-secret-path"
 
 

@@ -23,10 +23,11 @@ from bench.webhook_latency import push_event
 from tests.e2e.manifests import application, as_yaml, deployment
 from tests.e2e.pipeline import Pipeline
 from tests.support.gitrepo import GitRepo
+from tests.support.logscan import known_secret
 
 pytestmark = pytest.mark.kubectl
 
-SECRET = "e2e-webhook-secret"
+SECRET = known_secret("e2e-webhook-secret", "the webhook secret")
 NAMESPACE = "shop"
 
 

@@ -17,9 +17,10 @@ from tests.support import procs, sshd
 from tests.support.git_http import GitHttpsServer, git_https_server
 from tests.support.gitrepo import GitRepo, manifests
 from tests.support.keys import CertificateAuthority
+from tests.support.logscan import known_secret
 
 HTTPS_USER = "bot"
-HTTPS_PASSWORD = "pw-Https-s3cret-7f3a"
+HTTPS_PASSWORD = known_secret("pw-Https-s3cret-7f3a", "the HTTPS git password")
 
 
 def configmap(name: str, value: str = "one") -> dict[str, object]:

@@ -1,5 +1,6 @@
 """Keys and certificates the tests generate with `cryptography`: a CA, server and client
-certificates for 127.0.0.1, ssh key pairs in OpenSSH form, RSA keys for GitHub Apps."""
+certificates for 127.0.0.1, ssh key pairs in OpenSSH form, RSA keys for GitHub Apps.
+Every private key is registered with the log scan (`tests.support.logscan`)."""
 
 import datetime
 import ipaddress
@@ -10,15 +11,18 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from tests.support.logscan import key_lines
+
 HOST = "127.0.0.1"
 
 
 def _pem_key(key: rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey) -> str:
-    return key.private_bytes(
+    pem = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     ).decode()
+    return key_lines(pem, "a private key")
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def ssh_key_pair() -> SshKeyPair:
         .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
         .decode()
     )
-    return SshKeyPair(private, public)
+    return SshKeyPair(key_lines(private, "an ssh private key"), public)
 
 
 def rsa_pem() -> tuple[str, str]:

@@ -23,10 +23,11 @@ from app.cli import client
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings
 from tests.support.gitrepo import GitRepo
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 from workers import registry
 
-TOKEN = "cli-test-token-0123456789abcdef"
+TOKEN = known_secret("cli-test-token-0123456789abcdef", "the API token")
 DEPLOYMENT = """\
 apiVersion: apps/v1
 kind: Deployment

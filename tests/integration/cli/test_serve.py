@@ -14,9 +14,10 @@ import pytest
 from app.bus.connection import Bus
 from app.embedded.process import free_port
 from app.localcluster import LocalCluster
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 
-TOKEN = "serve-test-token-0123456789"
+TOKEN = known_secret("serve-test-token-0123456789", "the API token")
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from aiohttp import web
 from app.engine.notifications.decide import Notification
 from app.engine.notifications.services import SlackService, WebhookService
 from app.notify import DeliveryError, DeliverySettings, deliver
+from tests.support.logscan import known_secret
 
-TOKEN = "xoxb-very-secret-token"
+TOKEN = known_secret("xoxb-very-secret-token", "the Slack token")
 
 
 @pytest.fixture

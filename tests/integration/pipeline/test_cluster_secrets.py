@@ -14,10 +14,11 @@ from app.runtime.clusters import ClusterChange, UnknownDestination
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings
 from tests.support.cluster_secrets import cluster_secret
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 
 SECOND = ApplicationDestination(name="second", namespace="shop")
-TOKEN = "first-token-0123456789"
+TOKEN = known_secret("first-token-0123456789", "a cluster bearer token")
 ROTATED = "rotated-token-0123456789"
 
 Factory = Callable[..., contextlib.AbstractAsyncContextManager[LocalCluster]]

@@ -23,11 +23,12 @@ from app.model.sync import SyncStatusCode
 from app.repo.sourcehash import source_hash
 from app.runtime.runtime import Runtime
 from app.store.manifests import ManifestKey, RenderedManifests
+from tests.support.logscan import known_secret
 
-ADMIN = "admin-token-0123456789abcdef"
-READER = "reader-token-0123456789abcdef"
-TEAM_A = "team-a-token-0123456789abcdef"
-EXPIRED = "expired-token-0123456789abcdef"
+ADMIN = known_secret("admin-token-0123456789abcdef", "an API token")
+READER = known_secret("reader-token-0123456789abcdef", "an API token")
+TEAM_A = known_secret("team-a-token-0123456789abcdef", "an API token")
+EXPIRED = known_secret("expired-token-0123456789abcdef", "an API token")
 NAMESPACE = "sluice"
 REF = AppRef(NAMESPACE, "shop")
 """The app most tests seed (`application("shop")`)."""

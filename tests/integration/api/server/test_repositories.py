@@ -12,10 +12,11 @@ from app.repo.errors import GitError
 from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import ADMIN, TEAM_A, Client, auth
 from tests.integration.repo.private import secret
+from tests.support.logscan import known_secret
 from tests.support.waiting import eventually
 
 URL = "https://git.example.com/org/private.git"
-PASSWORD = "pw-Api-s3cret-31f0"
+PASSWORD = known_secret("pw-Api-s3cret-31f0", "a repository password")
 
 
 def path(url: str = URL) -> str:

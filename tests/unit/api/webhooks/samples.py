@@ -17,9 +17,10 @@ from typing import Any
 
 from app.api.webhooks.settings import WebhookSettings
 from app.model.application import Application
+from tests.support.logscan import known_secret
 
 PAYLOADS = Path(__file__).parent / "payloads"
-SECRET = "It's a Secret to Everybody"
+SECRET = known_secret("It's a Secret to Everybody", "the webhook secret")
 
 
 def load(name: str) -> dict[str, Any]:
