@@ -421,6 +421,7 @@ VALID_BODIES: dict[str, Any] = {
     "updateApplication": application("web", project="team-a"),
     "rollbackApplication": {"id": 0},
     "patchResource": {"patch": "{}"},
+    "runResourceAction": {"action": "restart"},
     "createProject": project("new"),
     "updateProject": project("team-a"),
     "createRepository": {"repo": "https://git.example.com/a.git", "project": "team-a"},
@@ -433,6 +434,8 @@ QUERIES = {
     "getResourceEvents": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
     "patchResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
     "deleteResource": {"kind": "ConfigMap", "resourceName": "cfg", "namespace": "shop"},
+    "listResourceActions": {"kind": "Deployment", "resourceName": "web", "group": "apps"},
+    "runResourceAction": {"kind": "Deployment", "resourceName": "web", "group": "apps"},
 }
 
 
