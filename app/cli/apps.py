@@ -4,7 +4,8 @@ This module registers the command group and the commands that ask once and print
 (list, get, create, delete, refresh, diff, history, sync-windows, terminate); `follow.py` adds the
 ones that follow an operation or a condition (sync, rollback, wait), `app_changes.py` the
 ones that change the spec (set, unset, edit), `app_resources.py` the ones about the app's
-resources (manifests, resources, patch-resource, delete-resource, logs).
+resources (manifests, resources, patch-resource, delete-resource, logs), `app_actions.py`
+`actions list|run`.
 """
 
 import argparse
@@ -17,7 +18,7 @@ from urllib.parse import quote
 
 import yaml
 
-from app.cli import app_changes, app_resources, follow
+from app.cli import app_actions, app_changes, app_resources, follow
 from app.cli.client import NO, OK, Api, CliError, add_connection_flags, app_path, app_query
 from app.cli.output import add_output_flag, console, dump, say, table
 from app.cli.running import runner
@@ -383,3 +384,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         "-o", "--output", default="table", choices=("table", "wide", "json", "yaml", "name")
     )
     app_resources.register(lambda name, help_: _named(commands, name, help_, wide))
+    app_actions.register(
+        commands.add_parser("actions", help="list and run resource actions"),
+        lambda sub, name, help_: _named(sub, name, help_, wide),
+    )

@@ -227,3 +227,50 @@ async def test_patch_and_delete_resource_and_logs(sluice: Sluice, runtime: Runti
     ok(await sluice.admin("app", "delete-resource", "shop", *where))
     left = await runtime.control_plane.list("v1", "ConfigMap", namespace="shop")
     assert "cfg" not in [c["metadata"]["name"] for c in left.items]
+
+
+async def test_actions_list_and_run(sluice: Sluice, runtime: Runtime) -> None:
+    deployment = await runtime.control_plane.create(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+                },
+            },
+        }
+    )
+    nodes = list(await runtime.tree.load(REF) or [])
+    nodes.append(
+        {
+            "group": "apps",
+            "version": "v1",
+            "kind": "Deployment",
+            "namespace": "shop",
+            "name": "web",
+            "uid": deployment["metadata"]["uid"],
+        }
+    )
+    await runtime.tree.save(REF, nodes)
+    where = ("--kind", "Deployment", "--group", "apps", "--resource-name", "web")
+    where += ("--namespace", "shop")
+    listed = ok(await sluice.admin("app", "actions", "list", "shop", *where))
+    assert listed.out.split()[:3] == ["NAME", "DISABLED", "PARAMS"]
+    assert "scale" in listed.out and "resume" in listed.out
+    denied = await sluice.run(
+        "app", "actions", "run", "shop", "restart", *where, token=READER, server=True
+    )
+    assert denied.code == 2
+    assert "action/apps/Deployment/restart" in denied.err
+    ok(
+        await sluice.admin(
+            "app", "actions", "run", "shop", "scale", *where, "--param", "replicas=4"
+        )
+    )
+    live = await runtime.control_plane.get("apps/v1", "Deployment", "web", namespace="shop")
+    assert live["spec"]["replicas"] == 4
