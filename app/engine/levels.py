@@ -2,22 +2,19 @@
 
 Each trigger asks for a level on Argo CD's ladder (`nothing` < `recent` < `latest` <
 `force`); requests that meet while one is queued merge by max, so none is lost and the
-strongest wins. A periodic resync comes 120 s plus a uniform jitter in [0, 60 s) after a
-comparison (a period of 0 turns it off). A repository error is ignored for a grace
-period of 180 s from its first sighting, leaving the previous status in place, unless the
-comparison was a `force` one; after that it becomes a ComparisonError.
+strongest wins (when an app is compared again on its own: `app.engine.resync`). A
+repository error is ignored for a grace period of 180 s from its first sighting, leaving
+the previous status in place, unless the comparison was a `force` one; after that it
+becomes a ComparisonError.
 """
 
 import enum
-import random as _random
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from app.model.sync import RefreshLevel
 
-DEFAULT_RESYNC_SECONDS = 120.0
-DEFAULT_RESYNC_JITTER_SECONDS = 60.0
 DEFAULT_REPO_ERROR_GRACE_SECONDS = 180.0
 
 
@@ -74,20 +71,6 @@ def merge_levels(levels: Iterable[RefreshLevel]) -> RefreshLevel:
     if merged is None:
         raise ValueError("merge_levels needs at least one requested level")
     return merged
-
-
-def resync_delay(
-    period: float = DEFAULT_RESYNC_SECONDS,
-    jitter: float = DEFAULT_RESYNC_JITTER_SECONDS,
-    random: Callable[[], float] = _random.random,
-) -> float | None:
-    """Seconds until the next periodic comparison: period + jitter·U[0, 1); None when off.
-
-    `random` must return a float in [0, 1); inject a fixed one for deterministic tests.
-    """
-    if period <= 0:
-        return None
-    return period + max(jitter, 0.0) * random()
 
 
 @dataclass(frozen=True)

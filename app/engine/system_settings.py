@@ -19,7 +19,10 @@ means, and whether the whole map can be used. The keys:
   previous status in place before it becomes a ComparisonError (SEMANTICS §7; Argo CD's
   controller flag of that name, which Argo CD reads from argocd-cmd-params-cm); unset: the
   process's `SLUICE_REPO_ERROR_GRACE_SECONDS`, else 180.
-
+- `timeout.reconciliation`, `timeout.reconciliation.jitter`, `timeout.hard.reconciliation`:
+  Go durations (`180s`, `3m`; a bare number is seconds; `0` turns one off) of the periodic
+  `latest` and `force` comparisons (`app.engine.resync`); a process's environment
+  variable, when set, wins over them;
 - `resource.customizations.actions.<group>_<kind>`: YAML with `discovery.lua`,
   `definitions` and `mergeBuiltinActions`: Lua resource actions (`app.engine.actions`);
 - `resource.customizations`: the older single-key YAML map of `<group>/<Kind>` to
@@ -56,6 +59,7 @@ from app.engine.normalize.ignore import check_rule
 from app.engine.tracking import TrackingMethod
 from app.model import codec
 from app.model.app_spec import ResourceIgnoreDifferences
+from app.model.duration import parse_duration
 from app.model.errors import SpecError
 
 TRACKING_KEY = "application.resourceTrackingMethod"
@@ -67,6 +71,14 @@ COMPARE_OPTIONS_KEY = "resource.compareoptions"
 REPO_ERROR_GRACE_KEY = "controller.repo.error.grace.period.seconds"
 MAX_REPO_ERROR_GRACE_SECONDS = 7 * 24 * 3600.0
 """Longest grace period accepted (a week): a longer one means never reporting the error."""
+RESYNC_KEYS = {
+    "timeout.reconciliation": "period",
+    "timeout.reconciliation.jitter": "jitter",
+    "timeout.hard.reconciliation": "hard_period",
+}
+"""argocd-cm's resync keys and the `app.engine.resync.ResyncTiming` field each sets."""
+MAX_RESYNC_SECONDS = 30 * 24 * 3600.0
+"""Longest resync period accepted (30 days)."""
 NOT_ACTED_ON = ("useOpenLibs", "knownTypeFields", "ignoreResourceUpdates")
 """`resource.customizations.<type>` types Argo CD has and Sluice does not act on."""
 MAX_VALUE_BYTES = 256 * 1024
@@ -114,6 +126,8 @@ class SystemSettings:
     """Keys read but not acted on, each with why."""
     repo_error_grace: float | None = None
     """`controller.repo.error.grace.period.seconds`; None when the map does not set it."""
+    resync: Mapping[str, float] = field(default_factory=dict)
+    """The `timeout.*` keys the map sets, by ResyncTiming field name, in seconds."""
 
     def compare_settings(self, tracking: TrackingMethod) -> CompareSettings:
         """The CompareSettings these settings make (scopes are the caller's: discovery)."""
@@ -212,6 +226,7 @@ class _Reader:
     inclusions: tuple[ResourceExclusion, ...] = ()
     ignore_status: bool = True
     repo_error_grace: float | None = None
+    resync: dict[str, float] = field(default_factory=dict)
 
     def read(self, key: str, value: str) -> None:
         if len(value.encode("utf-8")) > MAX_VALUE_BYTES:
@@ -239,6 +254,8 @@ class _Reader:
             self._compare_options(value)
         elif key == REPO_ERROR_GRACE_KEY:
             self.repo_error_grace = _grace_seconds(value)
+        elif key in RESYNC_KEYS:
+            self.resync[RESYNC_KEYS[key]] = _resync_seconds(key, value)
         elif key == CUSTOMIZATIONS:
             self._single_key(value)
         elif key.startswith(f"{CUSTOMIZATIONS}.") and key.split(".")[2] in NOT_ACTED_ON:
@@ -324,6 +341,15 @@ def _grace_seconds(value: str) -> float:
     return seconds
 
 
+def _resync_seconds(key: str, value: str) -> float:
+    seconds = parse_duration(value, key)
+    if not 0 <= seconds <= MAX_RESYNC_SECONDS:
+        raise SpecError(
+            key, f"{value.strip()[:40]!r} must be from 0 (off) to {MAX_RESYNC_SECONDS:g} seconds"
+        )
+    return seconds
+
+
 def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSettings:
     """The settings a ConfigMap's `data` holds; `origin` names the map in errors.
 
@@ -354,4 +380,5 @@ def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSett
         configured_health=tuple(str(c.pattern) for c in [*reader.checks, *reader.legacy_checks]),
         notices=tuple(reader.notices),
         repo_error_grace=reader.repo_error_grace,
+        resync=dict(reader.resync),
     )

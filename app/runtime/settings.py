@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.bus.connection import NatsSettings
 from app.bus.topology import TopologySettings
+from app.engine.resync import ResyncTiming
 from app.engine.tracking import TrackingMethod
 from app.store.connection import RedisSettings
 
@@ -39,6 +40,14 @@ class ControlPlaneSettings:
     (`app.runtime.system_settings`); default Argo CD's own `argocd-cm`."""
 
 
+_RESYNC_VARIABLES = {
+    "SLUICE_RESYNC_SECONDS": "period",
+    "SLUICE_RESYNC_JITTER_SECONDS": "jitter",
+    "SLUICE_HARD_RESYNC_SECONDS": "hard_period",
+}
+"""Environment variables of the resync periods and the ResyncTiming field each sets."""
+
+
 @dataclass(frozen=True, slots=True)
 class TimingSettings:
     """Delays of the reconcile loop (`SLUICE_RESYNC_SECONDS`, `SLUICE_RESYNC_JITTER_SECONDS`,
@@ -48,6 +57,13 @@ class TimingSettings:
     """Seconds between periodic refreshes of an app; 0 disables them."""
     resync_jitter: float = 60.0
     """Up to this many seconds are added at random to each resync (spreads the load)."""
+    hard_resync: float = 0.0
+    """Seconds between periodic `force` comparisons (hard refreshes); 0 (default) disables.
+    argocd-cm's `timeout.reconciliation`, `.jitter` and `timeout.hard.reconciliation` set
+    these three live unless their variable is in `resync_overridden`."""
+    resync_overridden: frozenset[str] = frozenset()
+    """The resync periods set by an environment variable (ResyncTiming field names):
+    those win over argocd-cm."""
     self_heal_timeout: float = 2.0
     """First self-heal backoff step in seconds (Argo CD's --self-heal-timeout-seconds)."""
     self_heal_factor: float = 3.0
@@ -68,6 +84,11 @@ class TimingSettings:
     drift_refresh_window: float = 1.0
     """At most one drift refresh per app per this many seconds (the first change of a quiet
     app is refreshed at once; a burst, such as a sync's own writes, once per window)."""
+
+    @property
+    def resync_timing(self) -> ResyncTiming:
+        """The resync periods these settings give (before argocd-cm)."""
+        return ResyncTiming(self.resync, self.resync_jitter, self.hard_resync)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +181,12 @@ class Settings:
                 base.timing,
                 resync=num("SLUICE_RESYNC_SECONDS", base.timing.resync),
                 resync_jitter=num("SLUICE_RESYNC_JITTER_SECONDS", base.timing.resync_jitter),
+                hard_resync=num("SLUICE_HARD_RESYNC_SECONDS", base.timing.hard_resync),
+                resync_overridden=frozenset(
+                    field_name
+                    for name, field_name in _RESYNC_VARIABLES.items()
+                    if e.get(name, "") != ""
+                ),
                 git_poll=num("SLUICE_GIT_POLL_SECONDS", base.timing.git_poll),
                 repo_error_grace=num(
                     "SLUICE_REPO_ERROR_GRACE_SECONDS", base.timing.repo_error_grace

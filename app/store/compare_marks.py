@@ -1,6 +1,6 @@
 """What the compare stage remembers about an app between two comparisons.
 
-Three facts outlive a comparison and are not part of the status a user sees:
+Four facts outlive a comparison and are not part of the status a user sees:
 
 - when the current run of repository errors began (SEMANTICS §7: the 180 s grace period
   is measured from the first error; cleared by the next comparison that rendered);
@@ -8,7 +8,9 @@ Three facts outlive a comparison and are not part of the status a user sees:
   when the reason changes, not on every resync);
 - when the last status written to the Application resource landed (a write that would
   change nothing but the reconcile time is skipped while that is recent; a failed write
-  clears it, so the next comparison writes again).
+  clears it, so the next comparison writes again);
+- when the last `force` comparison ran, while hard resyncs are on (the hard period,
+  `app.engine.resync`, is measured from it).
 
 They live in one small hash per app, read with the comparison's start
 (`StatusStore.start_comparison`). `save` writes only the fields that changed, so the
@@ -43,6 +45,9 @@ class CompareMarks:
     written_at: float = 0.0
     """Unix time the last stored status landed on the Application resource; 0: it did not
     (never written, the write failed, or the marks were lost)."""
+    hard_refresh_at: float = 0.0
+    """Unix time the hard resync period is measured from (`app.engine.resync.hard_base`);
+    0: hard resyncs are off, or no comparison has set it yet."""
 
     @property
     def repo_error_time(self) -> dt.datetime | None:
@@ -76,15 +81,19 @@ _NAMES = tuple(f.name for f in fields(CompareMarks))
 def decode_marks(stored: Fields) -> CompareMarks:
     """Marks from their hash fields (unreadable fields read as unset)."""
     text = {name: (field(stored, name) or b"").decode(errors="replace") for name in _NAMES}
-    try:
-        written_at = float(text["written_at"] or 0.0)
-    except ValueError:
-        written_at = 0.0
     return CompareMarks(
         repo_error_since=text["repo_error_since"],
         autosync_reason=text["autosync_reason"],
-        written_at=written_at,
+        written_at=_seconds(text["written_at"]),
+        hard_refresh_at=_seconds(text["hard_refresh_at"]),
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        return float(text or 0.0)
+    except ValueError:
+        return 0.0
 
 
 class CompareMarksStore:

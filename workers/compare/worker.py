@@ -38,7 +38,7 @@ import datetime as dt
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app import log
@@ -67,8 +67,9 @@ from app.engine.autosync import ComparedState, FollowUp, decide_auto_sync, follo
 from app.engine.backoff import SelfHealBackoff
 from app.engine.compare import CompareSettings, compare, unknown_comparison
 from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
-from app.engine.levels import repo_error_verdict, resync_delay
+from app.engine.levels import repo_error_verdict
 from app.engine.render_requests import RenderAsk, compared_revisions, not_cached, precedence
+from app.engine.resync import hard_base, next_resync, timing_from
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
 from app.metrics.argocd import APP_RECONCILE
@@ -279,8 +280,8 @@ class CompareWorker:
         run.marks_after = run.marks.with_repo_error_since(verdict.first_seen)
         if not verdict.keep_previous:
             return False
-        await self._marks.save(run.ref, run.marks, run.marks_after)
-        await self._schedule_resync(run.ref, run.now)
+        marks_after = await self._schedule_resync(run, run.marks_after)
+        await self._marks.save(run.ref, run.marks, marks_after)
         run.log.info("compare.repo_error_kept", error=run.message.error, reason=verdict.reason)
         return True
 
@@ -426,9 +427,8 @@ class CompareWorker:
             decision, run.now, last_reason=run.marks.autosync_reason, revisions=revisions
         )
         started = await self._carry_out(run, decision.reason, then)
-        marks_after = written.marks.with_reason(decision.reason)
+        marks_after = await self._schedule_resync(run, written.marks.with_reason(decision.reason))
         await self._marks.save(run.ref, run.marks, marks_after)
-        await self._schedule_resync(run.ref, run.now)
         run.log.info(
             "compare.compared",
             sync=status.sync.status.value,
@@ -502,15 +502,21 @@ class CompareWorker:
             "compare.render_requested", render_level=ask.level.name.lower(), reason=ask.reason
         )
 
-    async def _schedule_resync(self, ref: AppRef, now: dt.datetime) -> None:
+    async def _schedule_resync(self, run: _Run, marks: CompareMarks) -> CompareMarks:
+        """Schedule the app's next periodic comparison (`app.engine.resync`); the marks
+        with the hard period's new base."""
         timing = self._rt.settings.timing
-        delay = resync_delay(timing.resync, timing.resync_jitter, random.random)
-        if delay is None:
-            return
-        request = RefreshRequest(ref, RefreshLevel.LATEST, "resync")
-        await schedules.schedule(
-            self._rt.bus, schedules.RESYNC, request, now + dt.timedelta(seconds=delay)
+        periods = timing_from(
+            self._rt.system.settings.resync, timing.resync_timing, timing.resync_overridden
         )
+        now = run.now.timestamp()
+        base = hard_base(run.message.level, now, marks.hard_refresh_at, periods.hard_period)
+        resync = next_resync(periods, now, base, random.random)
+        if resync is not None:
+            request = RefreshRequest(run.ref, resync.level, resync.reason)
+            when = run.now + dt.timedelta(seconds=resync.delay)
+            await schedules.schedule(self._rt.bus, schedules.RESYNC, request, when)
+        return replace(marks, hard_refresh_at=base)
 
 
 def build(runtime: Runtime) -> CompareWorker:

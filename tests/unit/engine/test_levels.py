@@ -10,7 +10,6 @@ from app.engine.levels import (
     merge_levels,
     operation_finished_level,
     repo_error_verdict,
-    resync_delay,
 )
 from app.model.sync import RefreshLevel as L
 
@@ -62,22 +61,6 @@ def test_levels_merge_by_max(levels: list[L], merged: L) -> None:
 def test_merging_nothing_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one"):
         merge_levels([])
-
-
-@pytest.mark.parametrize(
-    ("draw", "delay"), [(0.0, 120.0), (0.5, 150.0), (0.999, 179.94)], ids=["low", "mid", "high"]
-)
-def test_resync_is_120s_plus_jitter_below_60s(draw: float, delay: float) -> None:
-    assert resync_delay(random=lambda: draw) == pytest.approx(delay)
-
-
-def test_resync_with_the_real_random_source_stays_in_range() -> None:
-    delays = [resync_delay() for _ in range(200)]
-    assert all(d is not None and 120.0 <= d < 180.0 for d in delays)
-
-
-def test_resync_period_zero_disables_it() -> None:
-    assert resync_delay(period=0, random=lambda: 0.5) is None
 
 
 GRACE = [

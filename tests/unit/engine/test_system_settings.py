@@ -343,3 +343,24 @@ def test_a_configured_application_check_wins_over_the_built_in_one() -> None:
 def test_a_bad_single_key_entry_refuses_the_map_naming_it() -> None:
     with pytest.raises(SystemSettingsError, match=r"resource.customizations\[apps/Deployment\]"):
         parse_keys({"resource.customizations": "apps/Deployment:\n  health.lua: 'return {'"})
+
+
+def test_the_reconciliation_timeouts_are_go_durations() -> None:
+    settings = parse_keys(
+        {
+            "timeout.reconciliation": "180s",
+            "timeout.reconciliation.jitter": "0",
+            "timeout.hard.reconciliation": "1h30m",
+        }
+    )
+    assert settings.resync == {"period": 180.0, "jitter": 0.0, "hard_period": 5400.0}
+    assert parse_keys({"timeout.reconciliation": "300"}).resync == {"period": 300.0}
+    assert parse_keys({}).resync == {}
+
+
+@pytest.mark.parametrize("value", ["-5s", "soon", "9999h"])
+def test_a_reconciliation_timeout_that_is_not_a_duration_is_refused(value: str) -> None:
+    with pytest.raises(SystemSettingsError) as refused:
+        parse_keys({"timeout.hard.reconciliation": value})
+    (problem,) = refused.value.problems
+    assert problem.startswith("timeout.hard.reconciliation: ")

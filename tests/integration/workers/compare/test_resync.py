@@ -11,6 +11,7 @@ from app.bus import subjects
 from app.bus.messages import REFRESH, RefreshRequest, decode
 from app.bus.schedules import SCHEDULE, SCHEDULE_TARGET
 from app.bus.subjects import Purpose
+from app.engine.resync import HARD_REASON
 from app.model.application import Application
 from app.model.sync import RefreshLevel
 from app.model.timestamps import parse_time
@@ -25,6 +26,7 @@ from tests.integration.workers.compare.conftest import (
     register,
     seed_manifests,
 )
+from tests.support.system_settings import put_settings
 from workers.compare.worker import CompareWorker
 
 PERIOD, JITTER = 120.0, 60.0
@@ -90,3 +92,35 @@ async def test_an_unchanged_status_is_not_rewritten_within_the_resync_period(
     await apply_live(runtime, app, [config_map("web", drift="yes")])
     await compare_now(worker, app)
     assert await application_version(runtime, app) != written
+
+
+def fires_in(headers: dict[str, str], before: dt.datetime) -> float:
+    """Seconds from `before` to when the timer fires."""
+    return (parse_time(headers[SCHEDULE].removeprefix("@at ")) - before).total_seconds()
+
+
+async def test_argocd_cm_timeouts_set_the_resync_live_and_a_hard_one_forces(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web")])
+    await apply_live(runtime, app, [config_map("web")])
+    settings = {"timeout.reconciliation": "10m", "timeout.reconciliation.jitter": "0"}
+    await put_settings(runtime, settings)
+
+    before = dt.datetime.now(dt.UTC)
+    await compare_now(worker, app, RefreshLevel.FORCE)
+    ((headers, request),) = await timers(runtime, app)
+    assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "resync")
+    assert 600 <= fires_in(headers, before) < 610
+
+    await put_settings(runtime, {**settings, "timeout.hard.reconciliation": "5m"})
+    before = dt.datetime.now(dt.UTC)
+    await compare_now(worker, app, RefreshLevel.LATEST)
+    ((headers, request),) = await timers(runtime, app)
+    assert request == RefreshRequest(ref(app), RefreshLevel.FORCE, HARD_REASON)
+    assert 300 <= fires_in(headers, before) < 310
+
+    await compare_now(worker, app, RefreshLevel.LATEST)
+    ((again, _),) = await timers(runtime, app)
+    assert again[SCHEDULE] == headers[SCHEDULE], "a soft comparison does not move the hard one"
