@@ -24,9 +24,9 @@ nothing (a multi-source app's reference-only `ref` source), is the engine's
    repository's listings and renders are never served to another project); on a miss
    the source is rendered at that commit, parsed by the engine's manifest loader
    (`app.engine.manifests`) and cached, with the files the walk skipped and why. A Helm
-   render's key also binds the app's Helm target (release, namespaces, the destination's
-   Capabilities, the ref commits: `helm_sources.context_hash`); a chart found by discovery
-   leaves a marker under the plain key that points there.
+   render's key also binds the app (`render_keys.source_key`, which readers share); a
+   cached Helm render made with other Capabilities than the destination's now is rendered
+   again.
 
 A reference-only source is resolved but renders nothing; its (empty) render is cached
 like any other, so a reader finds an entry for every source at every revision it was
@@ -53,20 +53,19 @@ from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import RenderError, RepoError
-from app.repo.helm.render import RefCommit
 from app.repo.jsonnet import evaluate_jsonnet
 from app.repo.kustomize import build_kustomize
 from app.repo.plugins.run import render_plugin
 from app.repo.refs import RefListing
 from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
-from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
-from app.runtime.helm_sources import CONTEXT_KEYED, context_hash, helm_target, render_helm
+from app.runtime.helm_sources import is_current, render_helm
 from app.runtime.render_context import RenderContext
 from app.runtime.render_env import build_target, plugin_build
+from app.runtime.render_keys import CONTEXT_KEYED, read_render, ref_commits, source_key
 from app.runtime.runtime import Runtime
-from app.store.manifests import ManifestKey, RenderedManifests
+from app.store.manifests import RenderedManifests
 from app.store.refs import RefsCache
 
 logger = log.get("manifests")
@@ -308,12 +307,6 @@ async def _resolve(
     return await rt.repos.resolve(url, revision, field=field, project=project)
 
 
-async def _context_key(rt: Runtime, key: ManifestKey, ctx: RenderContext) -> ManifestKey:
-    """The key of a Helm render: the source's key, its spec hash bound to the app's target."""
-    target = await helm_target(rt, ctx)
-    return ManifestKey(key.repo_url, key.commit, context_hash(key.spec_hash, target))
-
-
 async def _source_manifests(
     rt: Runtime,
     plan: SourcePlan,
@@ -325,29 +318,23 @@ async def _source_manifests(
     source, field = plan.source, plan.field
     renderer = _renderer(source, field) if plan.renders else _render_reference
     commit = resolved.commit
-    identity = rt.repos.cache_identity(source.repo_url, project=ctx.project, field=field)
-    plugins = rt.repos.settings.plugins_dir is not None
-    context = rt.instance_name(ctx.app) if uses_build_env(source, plugins=plugins) else ""
-    base = ManifestKey(identity, commit, source_hash(source, app_context=context))
-    key = await _context_key(rt, base, ctx) if renderer is render_helm else base
     if not force:
-        hit = await rt.manifests.get(key)
-        if hit is not None and hit.extra.get(CONTEXT_KEYED):
-            key = await _context_key(rt, base, ctx)
-            hit = await rt.manifests.get(key)
-        if hit is not None:
+        hit = await read_render(rt, ctx.app, source, commit, ctx.refs, field=field)
+        if hit is not None and await is_current(rt, ctx, hit):
             return SourceManifests(field, source, commit, resolved.reason, hit, True)
     started = time.perf_counter()
     rendered = await renderer(rt, source, commit, field, ctx)
     RENDER_DURATION.labels(rendered.source_type or "Reference").observe(
         time.perf_counter() - started
     )
-    if "context" in rendered.extra and key == base:
-        # A Helm chart found by discovery: the source's own key says where its render is.
-        await rt.manifests.put(
-            base, RenderedManifests([], rendered.source_type, {CONTEXT_KEYED: True})
-        )
-        key = await _context_key(rt, base, ctx)
+    key = source_key(rt, ctx.app, source, commit, ctx.refs, field=field)
+    if rendered.source_type == SourceType.HELM.value:
+        helm_key = source_key(rt, ctx.app, source, commit, ctx.refs, field=field, helm=True)
+        if helm_key != key:
+            # A chart found by discovery: its plain key says where its render is.
+            marker = RenderedManifests([], rendered.source_type, {CONTEXT_KEYED: True})
+            await rt.manifests.put(key, marker)
+            key = helm_key
     if not await rt.manifests.put(key, rendered):
         raise RenderError(
             f"{field}: the {len(rendered.manifests)} objects rendered at {commit[:12]} are larger "
@@ -398,14 +385,7 @@ async def manifests_for(
             )
         except RepoError as e:
             raise _failure(who, plan.field, e) from None
-    ctx = RenderContext(
-        app,
-        {
-            plan.source.ref: RefCommit(plan.source.repo_url, found.commit)
-            for plan, found in zip(plans, resolved, strict=True)
-            if plan.source.ref
-        },
-    )
+    ctx = RenderContext(app, ref_commits(app, [found.commit for found in resolved]))
     parts = []
     for plan, found in zip(plans, resolved, strict=True):
         field = plan.field

@@ -16,12 +16,10 @@ from dataclasses import dataclass, replace
 from app.cluster import Cluster
 from app.cluster.resources import ResourceIndex
 from app.engine.compare import CompareSettings
-from app.model.app_spec import ApplicationSource
 from app.model.application import Application
 from app.model.resource import KubeObject
-from app.repo.errors import RepoError
-from app.repo.sourcehash import source_hash
-from app.store.manifests import ManifestCache, ManifestKey, RenderedManifests
+from app.runtime.render_keys import read_renders
+from app.runtime.runtime import Runtime
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,32 +38,18 @@ class NotCached:
     """Which one, for logs and the reason of the render request that follows."""
 
 
-def _key(source: ApplicationSource, commit: str) -> ManifestKey | None:
-    try:
-        return ManifestKey(source.repo_url, commit, source_hash(source))
-    except (ValueError, RepoError):
-        return None
-
-
 async def read_targets(
-    cache: ManifestCache, app: Application, revisions: Sequence[str]
+    rt: Runtime, app: Application, revisions: Sequence[str]
 ) -> Targets | NotCached:
-    """The cached manifests of `app`'s sources at `revisions` (one commit per source)."""
+    """The cached manifests of `app`'s sources at `revisions` (one commit per source), read
+    under the keys the render worker wrote them with (`app.runtime.render_keys`)."""
     sources = app.spec.all_sources
     if len(revisions) != len(sources):
         return NotCached(
             f"{len(revisions)} revision(s) for the app's {len(sources)} source(s) "
             "(the spec changed since they were resolved)"
         )
-    keys = [_key(source, commit) for source, commit in zip(sources, revisions, strict=True)]
-
-    async def get(key: ManifestKey | None) -> RenderedManifests | None:
-        return await cache.get(key) if key is not None else None
-
-    if len(keys) == 1:
-        found = [await get(keys[0])]
-    else:
-        found = list(await asyncio.gather(*(get(key) for key in keys)))
+    found = await read_renders(rt, app, revisions)
     objects: list[KubeObject] = []
     types: list[str] = []
     for i, (rendered, commit) in enumerate(zip(found, revisions, strict=True)):

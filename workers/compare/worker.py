@@ -362,7 +362,7 @@ class CompareWorker:
             return _Verdict(
                 reused.summary, revisions, reused.source_types, deletion_hooks=reused.deletion_hooks
             )
-        targets = await read_targets(rt.manifests, app, revisions)
+        targets = await read_targets(rt, app, revisions)
         if isinstance(targets, NotCached):
             ask = not_cached(targets.what, asked=bool(message.revisions), level=message.level)
             if isinstance(ask, RenderAsk):

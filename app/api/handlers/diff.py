@@ -21,10 +21,8 @@ from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.resource import KubeObject
 from app.model.sync import SyncStatusCode
-from app.repo.errors import RepoError
-from app.repo.sourcehash import source_hash
+from app.runtime.render_keys import read_renders
 from app.runtime.runtime import Runtime
-from app.store.manifests import ManifestKey
 
 
 async def _targets(rt: Runtime, app: Application, revisions: list[str]) -> list[KubeObject]:
@@ -36,17 +34,11 @@ async def _targets(rt: Runtime, app: Application, revisions: list[str]) -> list[
             f"the spec of application {app.name} changed since its last comparison; {retry}"
         )
     objects: list[KubeObject] = []
-    for i, (source, commit) in enumerate(zip(sources, revisions, strict=True)):
-        try:
-            cached = await rt.manifests.get(
-                ManifestKey(source.repo_url, commit, source_hash(source))
-            )
-        except (ValueError, RepoError):
-            cached = None
+    for i, cached in enumerate(await read_renders(rt, app, revisions)):
         if cached is None:
             raise Conflict(
-                f"the render of source {i + 1} of application {app.name} at {commit[:12]} is "
-                f"no longer cached; {retry}"
+                f"the render of source {i + 1} of application {app.name} at "
+                f"{revisions[i][:12]} is no longer cached; {retry}"
             )
         objects.extend(cached.manifests)
     return objects

@@ -18,8 +18,6 @@ In order, as Argo CD's `helm template` does:
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -69,18 +67,6 @@ class HelmTarget:
     kube_version: str = ""
     api_versions: tuple[str, ...] = ()
     refs: Mapping[str, RefCommit] = field(default_factory=dict)
-
-    def digest(self) -> str:
-        """A hex digest of the target: part of the manifest cache key of a Helm render."""
-        data = [
-            self.app_name,
-            self.app_namespace,
-            self.destination_namespace,
-            self.kube_version,
-            list(self.api_versions),
-            sorted((k, v.repo_url, v.commit) for k, v in self.refs.items()),
-        ]
-        return hashlib.sha256(json.dumps(data).encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,13 @@ def _locate(
                 f"such source (ref sources: {known}); add one with `ref: {name}` to "
                 "spec.sources, or fix the name"
             )
-        return work.resolve("/" + rest, field=where), f"${name}/{rest}"
+        shown = f"${name}/{rest}"
+        try:
+            return work.resolve("/" + rest, field=where), shown
+        except PathError as e:
+            text = e.message.replace(f"{where}: {'/' + rest!r}", repr(shown), 1)
+            raise PathError(where, text) from None
+
     raw = substitute(listed, env)
     path = place.work.resolve(raw, field=where, base=place.chart_dir)
     return path, os.path.relpath(path, place.work.root)

@@ -2,6 +2,7 @@
 the build environment, the cache key, and each refusal naming the field to fix."""
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,4 +239,58 @@ async def test_oversize_output_stops_helm_and_names_the_cap(
     assert info.value.message.startswith(
         "Application sluice/web: spec.source: helm template was stopped: its output exceeded "
         f"{1 << 20} bytes"
+    )
+
+
+async def test_a_ref_source_lends_its_value_files_at_its_own_commit(
+    runtime: Runtime, git_repo: GitRepo, tmp_path: Path
+) -> None:
+    chart_sha = git_repo.commit(shop_chart("charts/shop"))
+    values = GitRepo.create(tmp_path / "values")
+    try:
+        first = values.commit({"envs/prod.yaml": "colour: gold\n"})
+        git_repo_values = {"repoURL": values.url, "targetRevision": "main", "ref": "values"}
+        helm = {"valueFiles": ["$values/envs/prod.yaml"]}
+        app = await register(
+            runtime,
+            "web",
+            source(git_repo.url, "charts/shop", helm=helm),
+            git_repo_values,
+            multi=True,
+        )
+
+        result = await manifests_for(runtime, app)
+        second = values.commit({"envs/prod.yaml": "colour: silver\n"})
+        moved = await manifests_for(runtime, app, fresh_refs=True)
+        pinned = await manifests_for(runtime, app, (chart_sha, first))
+    finally:
+        values.close()
+
+    assert result.revisions == (chart_sha, first)
+    assert result.source_types == ("Helm", "")
+    assert config(result.manifests)["colour"] == "gold"
+    assert moved.revisions == (chart_sha, second)
+    assert config(moved.manifests)["colour"] == "silver"
+    assert (pinned.rendered, config(pinned.manifests)["colour"]) == (0, "gold")
+
+
+async def test_a_ref_value_file_cannot_leave_its_repository(
+    runtime: Runtime, git_repo: GitRepo
+) -> None:
+    git_repo.commit(shop_chart("charts/shop"))
+    helm = {"valueFiles": ["$values/../../etc/passwd"]}
+    app = await register(
+        runtime,
+        "web",
+        source(git_repo.url, "charts/shop", helm=helm),
+        {"repoURL": git_repo.url, "targetRevision": "main", "ref": "values"},
+        multi=True,
+    )
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert info.value.message.startswith(
+        "Application sluice/web: spec.sources[0].helm.valueFiles[0]: "
+        "'$values/../../etc/passwd' leaves"
     )
