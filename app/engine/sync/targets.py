@@ -5,10 +5,14 @@
 applies exactly what compare judged. Each manifest is placed (the destination namespace
 for a namespaced kind without one, no namespace for a cluster-scoped kind) and marked
 with the app's tracking metadata; a key that appears more than once keeps its last
-occurrence (compare reports it with a RepeatedResourceWarning). A manifest of a kind the
-system settings exclude (`app.engine.exclusions`) is set apart: compare reports it with
-an ExcludedResourceWarning, a sync never applies it, and an app's deletion never creates
-an excluded PreDelete/PostDelete hook (the caller says which were left out).
+occurrence (compare reports it with a RepeatedResourceWarning). A `generateName` hook has
+no name to key it by: it is keyed by its generateName and its position among the
+manifests (Argo CD's `DeduplicateTargetObjects`), so every such hook is kept.
+
+A manifest of a kind the system settings exclude (`app.engine.exclusions`) is set apart:
+compare reports it with an ExcludedResourceWarning, a sync never applies it, and an app's
+deletion never creates an excluded PreDelete/PostDelete hook (the caller says which were
+left out).
 """
 
 from collections.abc import Callable, Iterable, Mapping
@@ -35,6 +39,18 @@ class SplitTargets:
         return list(self.by_key.values())
 
 
+def _key(obj: KubeObject, position: int) -> ResourceKey:
+    """The object's key; a `generateName` object (a hook) has no name yet, so it goes by
+    its generateName and its position among the manifests, as Argo CD keys it."""
+    key = ResourceKey.of(obj)
+    if key.name:
+        return key
+    generate = (obj.get("metadata") or {}).get("generateName")
+    if isinstance(generate, str) and generate:
+        return ResourceKey(key.group, key.kind, key.namespace, f"{generate}{position}")
+    return key
+
+
 def split_targets(
     manifests: Iterable[KubeObject],
     *,
@@ -53,9 +69,9 @@ def split_targets(
     prepared: dict[ResourceKey, KubeObject] = {}
     counts: dict[ResourceKey, int] = {}
     left_out: list[KubeObject] = []
-    for manifest in manifests:
+    for position, manifest in enumerate(manifests):
         placed = place_target(manifest, namespace, scopes)
-        key = ResourceKey.of(placed)
+        key = _key(placed, position)
         if excluded(key.group, key.kind):
             left_out.append(placed)
             continue

@@ -216,6 +216,8 @@ class _Planner:
         self.tasks: list[SyncTask] = []
         self.prune_last: set[int] = set()
         self.claimed: set[ResourceKey] = set()
+        self.generated: dict[tuple[str, str], int] = {}
+        """How many `generateName` hooks got each name so far, by kind."""
         self.respected: IgnoreRules | None = None
         if self.options.respect_ignore_differences:
             self.respected = compile_ignore_rules(spec.ignore_differences, given.ignore_differences)
@@ -248,6 +250,16 @@ class _Planner:
             )
         return self.given.project(obj, scope)
 
+    def generated_name(self, obj: KubeObject, generate_name: str, phase: SyncPhase) -> str:
+        """A `generateName` hook's name for this operation and phase; a second hook of the
+        same kind with the same generateName in the phase gets `-2` after it, and so on in
+        manifest order (the same on every re-plan), so neither replaces the other."""
+        name = hook_name(generate_name, self.given.revision, phase, self.given.started_at)
+        seen = (str(obj.get("kind", "")), name)
+        count = self.generated.get(seen, 0) + 1
+        self.generated[seen] = count
+        return name if count == 1 else f"{name}-{count}"
+
     def prepare(self, obj: KubeObject, phase: SyncPhase, hook: bool) -> KubeObject:
         """The object to send: named, namespaced, and (for hooks) with the hook finalizer."""
         target = copy.deepcopy(obj)
@@ -261,9 +273,7 @@ class _Planner:
                     "is required (metadata.generateName is allowed for hooks only)",
                     source=self.where(obj),
                 )
-            meta["name"] = hook_name(
-                str(meta["generateName"]), self.given.revision, phase, self.given.started_at
-            )
+            meta["name"] = self.generated_name(obj, str(meta["generateName"]), phase)
         scope = _lookup_api(self.given.api, ResourceKey.of(target).group_kind)
         if scope is ResourceScope.CLUSTER:
             meta.pop("namespace", None)

@@ -391,3 +391,17 @@ def test_an_operation_with_local_manifests_is_refused_not_synced_from_git() -> N
     op.sync.manifests = ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: local}\n"]
     with pytest.raises(SpecError, match=r"shop: operation.sync.manifests: a sync of local"):
         plan([obj("ConfigMap", "from-git")], op=op)
+
+
+def test_every_generate_name_hook_of_a_phase_gets_its_own_task_and_name() -> None:
+    base = f"{REVISION[:7]}-presync-{int(T0.timestamp())}"
+    hooks = [
+        obj("Job", "", hook="PreSync", generate_name="migrate-"),
+        obj("Job", "", hook="PreSync", generate_name="seed-"),
+        obj("Job", "", hook="PreSync", generate_name="migrate-"),
+    ]
+    assert sorted(names(plan(hooks).tasks)) == [
+        f"PreSync:Job/migrate-{base}",
+        f"PreSync:Job/migrate-{base}-2",
+        f"PreSync:Job/seed-{base}",
+    ]

@@ -93,3 +93,27 @@ def test_manifests_of_an_excluded_kind_are_split_off_placed_but_not_tracked() ->
     (secret,) = split.excluded
     assert ResourceKey.of(secret) == ResourceKey("", "Secret", "shop", "s")
     assert "argocd.argoproj.io/tracking-id" not in secret["metadata"].get("annotations", {})
+
+
+def test_generate_name_hooks_are_keyed_by_generate_name_and_position() -> None:
+    hooks = [
+        obj("Job", "", hook="PreSync", generate_name="migrate-"),
+        obj("Job", "", hook="PreSync", generate_name="seed-"),
+        obj("Job", "", hook="PreSync", generate_name="migrate-"),
+    ]
+    split = split_targets(
+        hooks, app="shop", namespace="shop", tracking=TrackingMethod.ANNOTATION, scopes=SCOPES
+    )
+    assert list(split.by_key) == [
+        ResourceKey("batch", "Job", "shop", "migrate-0"),
+        ResourceKey("batch", "Job", "shop", "seed-1"),
+        ResourceKey("batch", "Job", "shop", "migrate-2"),
+    ]
+    assert [o["metadata"]["generateName"] for o in split.targets] == [
+        "migrate-",
+        "seed-",
+        "migrate-",
+    ]
+    assert split.repeated == {}
+    judged = compare(app(), hooks, [], AppProject.default(), CompareSettings(scopes=SCOPES))
+    assert not [c for c in judged.conditions if c.type == "RepeatedResourceWarning"]
