@@ -103,13 +103,18 @@ class StatusInput:
 
 
 def spec_problems(
-    app: Application, project: AppProject | None, *, control_namespace: str
+    app: Application,
+    project: AppProject | None,
+    *,
+    control_namespace: str,
+    cluster: proj.DestinationCluster | None = None,
 ) -> list[str]:
     """Why the app's project refuses its spec (empty: it does not), in Argo CD's words.
 
     An app whose namespace may not use the project gets that refusal alone: nothing else
     about it is the project's to judge. Every stage asks this before it fetches, renders,
-    compares or applies anything."""
+    compares or applies anything. `cluster` is the cluster the destination resolves to
+    (None when it names none: that is reported where the destination is resolved)."""
     if project is None:
         return [f"Application referencing project {app.spec.project} which does not exist"]
     namespace = proj.app_namespace_permitted(
@@ -128,6 +133,10 @@ def spec_problems(
     )
     if not permitted.allowed:
         problems.append(permitted.message)
+    if cluster is not None:
+        scoped = proj.cluster_permitted(project, cluster)
+        if not scoped.allowed:
+            problems.append(scoped.message)
     return problems
 
 

@@ -168,6 +168,43 @@ def destination_permitted(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class DestinationCluster:
+    """The cluster an app's destination resolves to, as the project check needs it."""
+
+    name: str
+    server: str
+    project: str = ""
+    """Its cluster Secret's `project` ("" for an unscoped cluster and the control plane)."""
+    secret: str = ""
+    """The cluster Secret's name ("" for the control plane)."""
+
+
+PERMIT_ONLY_SCOPED = "permitOnlyProjectScopedClusters"
+
+
+def cluster_permitted(project: AppProject, cluster: DestinationCluster) -> Permission:
+    """Whether the project's apps may deploy to `cluster`: not when the cluster is scoped
+    to another project, nor an unscoped one when the project sets
+    `permitOnlyProjectScopedClusters`."""
+    scoped = cluster.project
+    where = f"cluster '{cluster.name or cluster.server}'"
+    if scoped and scoped != project.name:
+        return Permission(
+            False,
+            f"{where} is scoped to project '{scoped}' by cluster Secret {cluster.secret}; "
+            f"applications of project '{project.name}' may not deploy to it (deploy to a "
+            f"cluster of project '{project.name}' or an unscoped one)",
+        )
+    if project.spec.extra.get(PERMIT_ONLY_SCOPED) is True and scoped != project.name:
+        return Permission(
+            False,
+            f"project '{project.name}' sets {PERMIT_ONLY_SCOPED} and {where} is not scoped "
+            f"to it; set the cluster Secret's project to '{project.name}'",
+        )
+    return ALLOWED
+
+
 def namespace_permitted(
     project: AppProject, namespace: str, *, server: str = "", name: str = ""
 ) -> Permission:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from app import log
 from app.cluster import Cluster
+from app.engine.project import DestinationCluster
 from app.model.app_spec import ApplicationDestination
 from app.model.cluster_secret import IN_CLUSTER_NAME, IN_CLUSTER_SERVER, ClusterSecret
 
@@ -198,6 +199,18 @@ class ClusterRegistry:
         except UnknownDestination:
             return destination.server
         return IN_CLUSTER_SERVER if entry is None else entry.record.server
+
+    def destination_cluster(self, destination: ApplicationDestination) -> DestinationCluster | None:
+        """The cluster a destination names, with the project its Secret scopes it to;
+        None when it names no registered cluster."""
+        try:
+            entry = self._find(destination)
+        except UnknownDestination:
+            return None
+        if entry is None:
+            return DestinationCluster(IN_CLUSTER_NAME, IN_CLUSTER_SERVER)
+        record = entry.record
+        return DestinationCluster(record.name, record.server, record.project, record.secret)
 
     def _find(self, destination: ApplicationDestination) -> Registered | None:
         """The registered cluster a destination names; None for the control plane."""

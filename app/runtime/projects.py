@@ -3,7 +3,8 @@
 An Application reaches the workers from the cluster, not only through the API, so each
 stage that would fetch, render, compare, apply or delete on an app's behalf asks its
 AppProject first (`app.engine.appstatus.spec_problems`): may an app in that namespace
-use the project (`sourceNamespaces`), these repositories, this destination. A refused app
+use the project (`sourceNamespaces`), these repositories, this destination, the cluster
+it resolves to (a cluster Secret's `project` scopes a cluster to one project). A refused app
 is fetched from no repository and touches no cluster; compare shows the refusal as an
 InvalidSpecError condition, the other stages log it and stop.
 """
@@ -36,4 +37,6 @@ async def project_verdict(rt: Runtime, app: Application) -> ProjectVerdict:
     """Read the app's project and judge the app's namespace, sources and destination."""
     control = rt.settings.control_plane.namespace
     project = await rt.apps.get_project(control, app.spec.project)
-    return ProjectVerdict(project, tuple(spec_problems(app, project, control_namespace=control)))
+    cluster = rt.clusters.destination_cluster(app.spec.destination)
+    problems = spec_problems(app, project, control_namespace=control, cluster=cluster)
+    return ProjectVerdict(project, tuple(problems))

@@ -3,6 +3,8 @@
 import pytest
 
 from app.engine.project import (
+    DestinationCluster,
+    cluster_permitted,
     destination_permitted,
     group_kind_permitted,
     namespace_permitted,
@@ -278,3 +280,24 @@ def test_default_project_allows_everything() -> None:
 
 def test_repo_url_normalization() -> None:
     assert normalize_repo_url(" https://GitHub.com/Org/App.git/ ") == "https://github.com/org/app"
+
+
+def test_a_cluster_scoped_to_another_project_is_refused() -> None:
+    team_a = AppProject.from_dict(
+        {"metadata": {"name": "team-a"}, "spec": {"destinations": [{"server": "*"}]}}
+    )
+    mine = DestinationCluster("a-cluster", "https://a", "team-a", "sluice/a")
+    theirs = DestinationCluster("b-cluster", "https://b", "team-b", "sluice/b")
+    unscoped = DestinationCluster("shared", "https://shared")
+    assert cluster_permitted(team_a, mine).allowed
+    assert cluster_permitted(team_a, unscoped).allowed
+    refused = cluster_permitted(team_a, theirs)
+    assert not refused.allowed
+    assert "scoped to project 'team-b' by cluster Secret sluice/b" in refused.message
+
+    only_scoped = AppProject.from_dict(
+        {"metadata": {"name": "team-a"}, "spec": {"permitOnlyProjectScopedClusters": True}}
+    )
+    assert cluster_permitted(only_scoped, mine).allowed
+    refused = cluster_permitted(only_scoped, unscoped)
+    assert not refused.allowed and "permitOnlyProjectScopedClusters" in refused.message
