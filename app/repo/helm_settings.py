@@ -15,3 +15,17 @@ class HelmSettings:
 
     max_value_file_bytes: int = 8 * MiB
     """Largest value file or file parameter read (combined per render)."""
+
+    max_index_bytes: int = 64 * MiB
+    """Largest Helm repository `index.yaml` downloaded (a bigger one is refused)."""
+
+    index_ttl: float = 60.0
+    """Seconds a downloaded index is reused before it is read again (a hard refresh always
+    reads it again)."""
+
+    max_chart_bytes: int = 32 * MiB
+    """Largest chart archive downloaded, and the most its files may add up to once
+    extracted (counted while extracting: a gzip bomb stops at this size)."""
+
+    max_chart_entries: int = 10_000
+    """Most files and directories one chart archive may hold."""

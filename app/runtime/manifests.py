@@ -60,7 +60,7 @@ from app.repo.refs import RefListing
 from app.repo.results import ResolvedRevision
 from app.repo.revisions import is_full_sha, match_revision, normalize_revision
 from app.repo.sourcetype import SourceType, explicit_type
-from app.runtime.helm_sources import is_current, render_helm
+from app.runtime.helm_sources import is_current, is_repo_chart, render_helm, resolve_chart
 from app.runtime.render_context import RenderContext
 from app.runtime.render_env import build_target, plugin_build
 from app.runtime.render_keys import CONTEXT_KEYED, read_render, ref_commits, source_key
@@ -287,6 +287,8 @@ async def _resolve(
     project: str,
     force: bool,
 ) -> ResolvedRevision:
+    if is_repo_chart(source):
+        return await resolve_chart(rt, source, wanted, field, project=project, fresh=force)
     revision = normalize_revision(wanted)
     if is_full_sha(revision):
         commit = revision.lower()

@@ -10,11 +10,13 @@ namespace and the commits of its `ref` sources.
 
 A chart found by discovery (no `helm` block) is only known to be Helm once rendered: its
 plain key then holds a marker (`CONTEXT_KEYED`) that sends readers to the Helm key.
-The destination's `.Capabilities` are not in the key (a reader cannot know them without
-asking the cluster); the render records them and the render worker renders again when
-they change.
+A chart from a Helm repository resolves to a version, not a commit; its key's commit
+field is the SHA-256 of chart name and version. The destination's `.Capabilities` are
+not in the key (a reader cannot know them without asking the cluster); the render
+records them and the render worker renders again when they change.
 """
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
@@ -72,6 +74,9 @@ def source_key(
     a Helm render (None: as its spec declares). Errors are RepoErrors (a repository URL
     that does not parse, a refused Secret) or ValueError (a commit that is no SHA)."""
     identity = rt.repos.cache_identity(source.repo_url, project=app.spec.project, field=field)
+    if source.chart:
+        # A Helm repository chart's revision is its version: the key names it by digest.
+        commit = hashlib.sha256(f"{source.chart}\0{commit}".encode()).hexdigest()
     plugins = rt.repos.settings.plugins_dir is not None
     context = rt.instance_name(app) if uses_build_env(source, plugins=plugins) else ""
     if _declared_helm(source) if helm is None else helm:

@@ -18,6 +18,8 @@ In order, as Argo CD's `helm template` does:
 
 import asyncio
 import contextlib
+import posixpath
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,7 +41,8 @@ from app.repo.helm.values import ChartPlace, collect_values, referenced_refs
 from app.repo.helm_settings import HelmSettings
 from app.repo.service import Repositories
 from app.repo.sourcetype import HELM_CHART_FILE
-from app.repo.worktree import WorkTree
+from app.repo.tree import NodeKind, RepoTree, TreeEntry
+from app.repo.worktree import WorkTree, remove_tree
 
 logger = log.get("repo.helm")
 
@@ -228,3 +231,76 @@ async def render_git_chart(
         objects=len(rendered.manifests),
     )
     return rendered
+
+
+def directory_tree(root: Path, label: str) -> RepoTree:
+    """A listing of an extracted chart (files and directories only: extraction refused
+    anything else), so value files resolve through the same path resolver as in Git."""
+    entries: dict[str, TreeEntry] = {}
+    children: dict[str, list[str]] = {"": []}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        parent = posixpath.dirname(relative)
+        children.setdefault(parent, []).append(path.name)
+        if path.is_dir():
+            children.setdefault(relative, [])
+        else:
+            entries[relative] = TreeEntry(NodeKind.FILE, "", path.stat().st_size)
+    return RepoTree(label, entries, children)
+
+
+async def render_repo_chart(
+    repos: Repositories,
+    chart_dir: Path,
+    source: ApplicationSource,
+    version: str,
+    target: HelmTarget,
+    *,
+    field: str,
+    project: str,
+    settings: HelmSettings,
+) -> HelmRender:
+    """`helm template` of an extracted chart from a Helm repository (copied first)."""
+    options = helm_options(source.helm, field=f"{field}.helm")
+    work_root = repos.settings.cache_dir / "helm-work"
+    await asyncio.to_thread(work_root.mkdir, mode=0o700, parents=True, exist_ok=True)
+    container = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="chart-", dir=work_root))
+    try:
+        copy = container / "tree"
+        await asyncio.to_thread(shutil.copytree, chart_dir, copy, symlinks=True)
+        tree = await asyncio.to_thread(directory_tree, copy, version)
+        work = WorkTree(copy, version, tree, repos.settings.max_symlink_hops)
+        env = build_environment(
+            BuildTarget(
+                target.app_name,
+                target.app_namespace,
+                version,
+                source.path,
+                source.repo_url,
+                source.target_revision,
+                target.kube_version,
+                target.api_versions,
+            )
+        )
+        async with contextlib.AsyncExitStack() as stack:
+            wanted = referenced_refs(options, env)
+            refs = await _ref_checkouts(
+                stack,
+                repos,
+                {k: v for k, v in target.refs.items() if k in wanted},
+                field=field,
+                project=project,
+            )
+            return await render_chart_dir(
+                ChartPlace(work, ""),
+                copy,
+                options,
+                target,
+                refs,
+                env=env,
+                field=field,
+                repos=repos,
+                settings=settings,
+            )
+    finally:
+        await asyncio.shield(asyncio.to_thread(remove_tree, container))

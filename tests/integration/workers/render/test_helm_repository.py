@@ -1,0 +1,193 @@
+"""Charts from a Helm repository over HTTP: index, version or range, basic auth from a
+repository Secret, credentials kept to the repository's host, and every archive bound."""
+
+import gzip
+import io
+import tarfile
+from typing import Any
+
+import pytest
+
+from app.model.repository_secret import RepoCreds
+from app.repo.credentials import CredentialStore, RepoCredential
+from app.runtime.manifests import ManifestsError, manifests_for
+from app.runtime.runtime import Runtime
+from tests.integration.workers.render.conftest import register
+from tests.support.helm_charts import shop_chart
+from tests.support.helm_repo import HelmRepoServer, helm_repo, other_host, package
+
+__all__ = ["helm_repo", "other_host"]
+
+PASSWORD = "s3cr3t-chart-pass"
+
+
+def chart_source(server: HelmRepoServer, revision: str, **helm: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {"repoURL": server.url, "chart": "shop", "targetRevision": revision}
+    if helm:
+        found["helm"] = helm
+    return found
+
+
+def trust(runtime: Runtime, server: HelmRepoServer) -> None:
+    runtime.repos.update_credentials(
+        CredentialStore(
+            [
+                RepoCredential(
+                    server.url,
+                    RepoCreds(username="charts", password=PASSWORD),
+                    source="repository Secret sluice/charts",
+                )
+            ]
+        )
+    )
+
+
+def names(objects: list[dict[str, Any]]) -> set[str]:
+    return {f"{o['kind']}/{o['metadata']['name']}" for o in objects}
+
+
+async def test_a_semver_range_picks_the_highest_version_with_the_secrets_password(
+    runtime: Runtime, helm_repo: HelmRepoServer
+) -> None:
+    for version in ("1.0.0", "1.4.2", "2.0.0"):
+        helm_repo.add_chart(shop_chart("", version=version), "shop", version)
+    trust(runtime, helm_repo)
+    app = await register(runtime, "web", chart_source(helm_repo, "^1.0"))
+
+    result = await manifests_for(runtime, app)
+
+    assert result.revisions == ("1.4.2",)
+    assert result.sources[0].resolved == "chart shop 1.4.2"
+    assert result.source_types == ("Helm",)
+    assert "ConfigMap/web-shop" in names(result.manifests)
+    assert result.sources[0].rendered.extra["chart"] == "shop-1.4.2"
+    assert all(auth is not None for _path, auth in helm_repo.seen)
+    again = await manifests_for(runtime, app, ("1.0.0",))
+    assert again.revisions == ("1.0.0",)
+    assert (await manifests_for(runtime, app)).rendered == 0
+
+
+async def test_without_credentials_the_repository_refusal_says_what_to_add(
+    runtime: Runtime, helm_repo: HelmRepoServer
+) -> None:
+    helm_repo.add_chart(shop_chart(""), "shop", "1.0.0")
+    app = await register(runtime, "web", chart_source(helm_repo, "1.0.0"))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert "answered HTTP 401; add or fix a repository Secret (type: helm)" in info.value.message
+    assert info.value.transient
+
+
+@pytest.mark.parametrize("passed", [False, True])
+async def test_credentials_reach_another_host_only_with_pass_credentials(
+    runtime: Runtime, helm_repo: HelmRepoServer, other_host: HelmRepoServer, passed: bool
+) -> None:
+    helm_repo.archive_base = other_host.url
+    data = package(shop_chart(""), "shop")
+    other_host.archives["shop-1.0.0.tgz"] = data
+    helm_repo.add_archive("shop", "1.0.0", data)
+    trust(runtime, helm_repo)
+    app = await register(runtime, "web", chart_source(helm_repo, "1.0.0", passCredentials=passed))
+
+    await manifests_for(runtime, app)
+
+    ((path, auth),) = other_host.seen
+    assert path == "/charts/shop-1.0.0.tgz"
+    assert (auth is not None) is passed
+
+
+def tar_of(*members: tarfile.TarInfo, data: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for member in members:
+            tar.addfile(member, io.BytesIO(data) if member.isfile() else None)
+    return buffer.getvalue()
+
+
+def member(name: str, **fields: Any) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    return info
+
+
+def bomb() -> bytes:
+    inner = io.BytesIO()
+    with tarfile.open(fileobj=inner, mode="w") as tar:
+        big = member("shop/templates/big.yaml", size=64 << 20)
+        tar.addfile(big, io.BytesIO(b"\0" * (64 << 20)))
+    return gzip.compress(inner.getvalue(), compresslevel=9)
+
+
+@pytest.mark.parametrize(
+    ("archive", "expected"),
+    [
+        pytest.param(
+            lambda: tar_of(member("../../evil.yaml", size=1), data=b"x"),
+            "the chart archive holds '../../evil.yaml', which leaves its directory",
+            id="traversal",
+        ),
+        pytest.param(
+            lambda: tar_of(member("/etc/cron.d/x", size=1), data=b"x"),
+            "the chart archive holds '/etc/cron.d/x', which leaves its directory",
+            id="absolute",
+        ),
+        pytest.param(
+            lambda: tar_of(member("shop/link", type=tarfile.SYMTYPE, linkname="/etc/passwd")),
+            "the chart archive holds 'shop/link', which is a link or a special file",
+            id="symlink-out",
+        ),
+        pytest.param(
+            bomb,
+            "the chart archive unpacks to more than 33554432 bytes",
+            id="gzip-bomb",
+        ),
+        pytest.param(lambda: b"not a tarball", "the chart archive is not a valid .tgz", id="junk"),
+    ],
+)
+async def test_hostile_archives_are_refused_while_extracting(
+    runtime: Runtime, helm_repo: HelmRepoServer, archive: Any, expected: str
+) -> None:
+    helm_repo.add_archive("shop", "1.0.0", archive())
+    trust(runtime, helm_repo)
+    app = await register(runtime, "web", chart_source(helm_repo, "1.0.0"))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert info.value.message.startswith(f"Application sluice/web: spec.source.repoURL: {expected}")
+    assert not list((runtime.repos.settings.cache_dir / "helm").rglob("evil.yaml"))
+
+
+async def test_an_oversize_index_is_refused(runtime: Runtime, helm_repo: HelmRepoServer) -> None:
+    helm_repo.add_chart(shop_chart(""), "shop", "1.0.0")
+    helm_repo.index_padding = 65 << 20
+    trust(runtime, helm_repo)
+    app = await register(runtime, "web", chart_source(helm_repo, "1.0.0"))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert "spec.source.repoURL (index.yaml): larger than 67108864 bytes" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("revision", "expected"),
+    [
+        ("3.0.0", "spec.source.targetRevision: chart 'shop' has no version '3.0.0'"),
+        (">=5", "spec.source.targetRevision: no version of chart 'shop' satisfies '>=5'"),
+    ],
+)
+async def test_a_version_the_index_lacks_names_target_revision(
+    runtime: Runtime, helm_repo: HelmRepoServer, revision: str, expected: str
+) -> None:
+    helm_repo.add_chart(shop_chart(""), "shop", "1.0.0")
+    trust(runtime, helm_repo)
+    app = await register(runtime, "web", chart_source(helm_repo, revision))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert info.value.message.startswith(f"Application sluice/web: {expected}")
