@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "app.cli.accounts",
     "app.cli.clusters",
     "app.cli.login",
+    "app.cli.health",
 )
 
 

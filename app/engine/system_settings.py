@@ -94,6 +94,15 @@ _CRD_STATUS = ResourceIgnoreDifferences(
 )
 
 
+@dataclass(frozen=True)
+class CustomizationLibrary:
+    """An operator's resource_customizations directory, loaded once at start: its checks
+    come after argocd-cm's and before Sluice's packaged ones, its actions likewise."""
+
+    checks: tuple[CustomCheck, ...] = ()
+    actions: tuple[LuaActions, ...] = ()
+
+
 class SystemSettingsError(ValueError):
     """The settings map cannot be used; `problems` names every bad key and what is wrong."""
 
@@ -350,7 +359,17 @@ def _resync_seconds(key: str, value: str) -> float:
     return seconds
 
 
-def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSettings:
+def default_settings(library: CustomizationLibrary) -> SystemSettings:
+    """The settings when no map exists: Sluice's defaults, and the library."""
+    return parse_system_settings({}, origin="defaults", library=library)
+
+
+def parse_system_settings(
+    data: Mapping[str, Any],
+    *,
+    origin: str,
+    library: CustomizationLibrary = CustomizationLibrary(),
+) -> SystemSettings:
     """The settings a ConfigMap's `data` holds; `origin` names the map in errors.
 
     Raises SystemSettingsError listing every key that cannot be used.
@@ -375,8 +394,9 @@ def parse_system_settings(data: Mapping[str, Any], *, origin: str) -> SystemSett
         health=HealthCustomizations(
             [*reader.checks, *reader.legacy_checks],
             HealthCustomizations.packaged().checks,
+            library=library.checks,
         ),
-        actions=ActionCatalog([*reader.actions, *reader.legacy_actions]),
+        actions=ActionCatalog([*reader.actions, *reader.legacy_actions], library.actions),
         configured_health=tuple(str(c.pattern) for c in [*reader.checks, *reader.legacy_checks]),
         notices=tuple(reader.notices),
         repo_error_grace=reader.repo_error_grace,

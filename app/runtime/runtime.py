@@ -28,7 +28,7 @@ from app.runtime.cluster_secrets import ClusterSecretsSource
 from app.runtime.clusters import ClusterRegistry
 from app.runtime.repo_secrets import RepositorySecretsSource
 from app.runtime.settings import Settings
-from app.runtime.system_settings import SystemSettingsSource
+from app.runtime.system_settings import SystemSettingsSource, load_library
 from app.store import connection as store_connection
 from app.store.apps import AppRegistry
 from app.store.connection import Redis
@@ -98,6 +98,7 @@ class Runtime:
                 control.namespace,
                 control.settings_configmap,
                 tracking=settings.tracking_method,
+                library=load_library(settings.resource_customizations_dir),
             )
             await system.start()
             stack.push_async_callback(system.stop)

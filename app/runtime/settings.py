@@ -131,6 +131,10 @@ class Settings:
     (`Runtime.open` puts the value in force here)."""
     concurrency: int = 16
     """Handlers each worker runs at once in this process (`SLUICE_CONCURRENCY`)."""
+    resource_customizations_dir: Path | None = None
+    """An operator's library of Lua health checks and actions, laid out as Argo CD's
+    resource_customizations (`SLUICE_RESOURCE_CUSTOMIZATIONS_DIR`); tried after argocd-cm's
+    and before Sluice's own. None: no library."""
     plugins_dir: Path | None = None
     """Config Management Plugins of the render worker (`SLUICE_PLUGINS_DIR`): one
     subdirectory per plugin holding its `plugin.yaml`, Argo CD's sidecar layout; unset: none."""
@@ -206,6 +210,11 @@ class Settings:
                 e.get("SLUICE_TRACKING_METHOD", base.tracking_method.value)
             ),
             concurrency=int(num("SLUICE_CONCURRENCY", base.concurrency)),
+            resource_customizations_dir=(
+                Path(e["SLUICE_RESOURCE_CUSTOMIZATIONS_DIR"])
+                if e.get("SLUICE_RESOURCE_CUSTOMIZATIONS_DIR")
+                else None
+            ),
             plugins_dir=Path(e["SLUICE_PLUGINS_DIR"]) if e.get("SLUICE_PLUGINS_DIR") else None,
             exec_timeout=num("SLUICE_EXEC_TIMEOUT_SECONDS", base.exec_timeout),
             cache_secret=e.get("SLUICE_CACHE_SECRET", "").encode(),

@@ -30,14 +30,24 @@ one list at start, then only changes, and no request at all while nothing change
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from app import log
 from app.cluster import Cluster, ClusterError, EventType, Synced
+from app.engine.actions import load_actions_tree
 from app.engine.compare import CompareSettings
 from app.engine.health import HealthCustomizations
-from app.engine.system_settings import SystemSettings, SystemSettingsError, parse_system_settings
+from app.engine.health.customizations import load_library_checks
+from app.engine.system_settings import (
+    CustomizationLibrary,
+    SystemSettings,
+    SystemSettingsError,
+    default_settings,
+    parse_system_settings,
+)
 from app.engine.tracking import TrackingMethod
+from app.model.errors import SpecError
 from app.model.resource import KubeObject, metadata
 
 logger = log.get("settings")
@@ -62,11 +72,44 @@ class SettingsRefused(Exception):
     """The settings cannot be read or used at start; the text says what to fix."""
 
 
+def load_library(directory: Path | None) -> CustomizationLibrary:
+    """The operator's resource_customizations directory (`Settings.
+    resource_customizations_dir`), compiled; SettingsRefused naming the file if any part
+    cannot be used, so a process never runs on half a library."""
+    if directory is None:
+        return CustomizationLibrary()
+    if not directory.is_dir():
+        raise SettingsRefused(
+            f"SLUICE_RESOURCE_CUSTOMIZATIONS_DIR={directory} is not a directory; "
+            "set it to a <group>/<Kind>/health.lua tree or unset it"
+        )
+    try:
+        checks = load_library_checks(directory)
+        actions = load_actions_tree(directory, str(directory))
+    except (SpecError, OSError, UnicodeDecodeError) as e:
+        raise SettingsRefused(
+            f"resource customizations in {directory}: {e}; check it with `sluice health test`"
+        ) from None
+    logger.info(
+        "settings.library_loaded",
+        directory=str(directory),
+        health=[str(c.pattern) for c in checks],
+        actions=[str(a.pattern) for a in actions],
+    )
+    return CustomizationLibrary(tuple(checks), tuple(actions))
+
+
 class SystemSettingsSource:
     """The settings in force in this process, and the watch that keeps them current."""
 
     def __init__(
-        self, cluster: Cluster, namespace: str, name: str, *, tracking: TrackingMethod
+        self,
+        cluster: Cluster,
+        namespace: str,
+        name: str,
+        *,
+        tracking: TrackingMethod,
+        library: CustomizationLibrary = CustomizationLibrary(),  # noqa: B008
     ) -> None:
         self._cluster = cluster
         self._namespace = namespace
@@ -75,7 +118,8 @@ class SystemSettingsSource:
         self._default_tracking = tracking
         self.tracking = tracking
         """The tracking method in force for the life of the process."""
-        self.settings = SystemSettings()
+        self._library = library
+        self.settings: SystemSettings = default_settings(library)
         self.compare: CompareSettings = self.settings.compare_settings(tracking)
         """CompareSettings of the settings in force (without discovery scopes); a new
         object for every new version."""
@@ -185,7 +229,7 @@ class SystemSettingsSource:
     ) -> None:
         """Put a version of the map in force, or refuse it saying why."""
         try:
-            settings = parse_system_settings(data, origin=self.origin)
+            settings = parse_system_settings(data, origin=self.origin, library=self._library)
         except SystemSettingsError as e:
             if not first.done():
                 fix = "Fix the ConfigMap (kubectl edit) and start Sluice again"

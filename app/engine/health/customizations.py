@@ -167,9 +167,19 @@ class HealthCustomizations:
     """The custom Lua health checks in force, and the lookup from kind to check."""
 
     def __init__(
-        self, configured: Iterable[CustomCheck] = (), tree: Iterable[CustomCheck] = ()
+        self,
+        configured: Iterable[CustomCheck] = (),
+        tree: Iterable[CustomCheck] = (),
+        *,
+        library: Iterable[CustomCheck] = (),
     ) -> None:
-        self.checks: tuple[CustomCheck, ...] = (*_ordered(configured), *_ordered(tree))
+        """`configured` (argocd-cm) is tried first, then an operator's `library`
+        directory, then `tree` (Sluice's packaged one)."""
+        self.checks: tuple[CustomCheck, ...] = (
+            *_ordered(configured),
+            *_ordered(library),
+            *_ordered(tree),
+        )
         """Every check, in the order they are tried."""
         self._by_kind: dict[GroupKind, LuaHealthCheck | None] = {}
 
@@ -215,3 +225,15 @@ def _packaged() -> HealthCustomizations:
         tree.append(CustomCheck(entry.pattern, compile_check(source, entry.origin)))
     logger.debug("packaged health checks loaded", checks=[str(c.pattern) for c in tree])
     return HealthCustomizations(tree=tree)
+
+
+def load_library_checks(root: Traversable) -> list[CustomCheck]:
+    """The health.lua scripts of an operator's resource_customizations directory, compiled
+    (SpecError naming the file for one that cannot be used)."""
+    return [
+        CustomCheck(
+            entry.pattern,
+            compile_check(entry.directory.joinpath(HEALTH_SCRIPT).read_text("utf-8"), entry.origin),
+        )
+        for entry in load_tree(root)
+    ]
