@@ -9,7 +9,10 @@ does no harm:
   task with `Validate=false`.
 - DryRun: the write the task will make, sent with `dryRun=All` (the server validates and
   stores nothing). An object whose namespace does not exist yet passes: the namespace is
-  created by this sync or the real apply fails, saying to create it.
+  created by this sync or the real apply fails, saying to create it. A hook its
+  BeforeHookCreation policy deletes before creating it is validated as that creation (its
+  content under `generateName`), not as an update of the live hook: a Job whose template
+  changed would fail with "field is immutable" though the sync will never update it.
 - Apply: client-side apply keeping the last-applied annotation (kubectl's apply), or
   server-side apply as `sluice` forcing conflicts (ServerSideApply=true), or replace
   (Replace=true). An object that was not live when the sync was planned is created with
@@ -65,6 +68,9 @@ logger = log.get("executor")
 
 _MISSING_NAMESPACE = re.compile(r'namespaces "[^"]+" not found')
 FINALIZER_ATTEMPTS = 5
+NAME_PREFIX_CHARS = 57
+"""Characters of a hook's name kept in the `generateName` of its dry run: with the `-` and
+the five the server appends, 63, the longest name every kind (a Job's too) accepts."""
 """Conflicting writers tolerated while removing a hook finalizer before giving up."""
 
 
@@ -85,6 +91,14 @@ class Performed:
     results: list[ActionResult]
     applied: list[KubeObject] = field(default_factory=list)
     """Objects as the server stored them after an apply (for the live cache)."""
+
+
+def _as_new(obj: KubeObject) -> KubeObject:
+    """The object as a creation the server can validate beside its live namesake: the
+    same content under `generateName` (a dry run stores nothing, so no name is taken)."""
+    meta = dict(obj.get("metadata") or {})
+    meta["generateName"] = f"{str(meta.pop('name', ''))[:NAME_PREFIX_CHARS]}-"
+    return {**obj, "metadata": meta}
 
 
 def _label(key: ResourceKey) -> str:
@@ -220,14 +234,12 @@ class Executor:
 
     async def _dry_run(self, action: DryRun) -> str:
         mode = TaskMode.REPLACE if action.replace else TaskMode.APPLY
+        obj, existed = action.object, self._existed(action.task_id)
+        if action.as_new and existed:
+            obj, existed = _as_new(obj), False
         try:
             await self._write(
-                action.object,
-                mode,
-                "",
-                dry_run=True,
-                validate=action.validate,
-                existed=self._existed(action.task_id),
+                obj, mode, "", dry_run=True, validate=action.validate, existed=existed
             )
         except NotFound as e:
             if not _MISSING_NAMESPACE.search(e.problem):

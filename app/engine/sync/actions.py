@@ -47,6 +47,9 @@ class DryRun(ActionBase):
     object: KubeObject
     replace: bool
     validate: bool
+    as_new: bool = False
+    """The object is deleted before it is created (a BeforeHookCreation hook): validate it
+    as a creation, not as an update of the live one (whose immutable fields it may change)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

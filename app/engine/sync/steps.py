@@ -30,7 +30,7 @@ from app.engine.sync.execution import Batch
 from app.engine.sync.progress import Ledger
 from app.engine.sync.state import InFlight, StepKind, SyncState, Verb
 from app.engine.sync.task import ApplyMode
-from app.model.sync import OperationPhase
+from app.model.sync import HookDeletePolicy, OperationPhase
 from app.model.timestamps import format_time
 
 
@@ -88,6 +88,7 @@ def _action(state: SyncState, record: InFlight) -> Action:
                 object=target,
                 replace=task.mode is ApplyMode.REPLACE,
                 validate=task.validate,
+                as_new=task.hook and task.has_policy(HookDeletePolicy.BEFORE_HOOK_CREATION),
             )
         case Verb.APPLY:
             return Apply(

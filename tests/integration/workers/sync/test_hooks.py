@@ -9,6 +9,10 @@ termination.
 
 import itertools
 import time
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 from app.bus.subjects import EventType
 from app.cluster import NotFound
@@ -34,6 +38,7 @@ from tests.integration.workers.sync.conftest import (
 from tests.support.waiting import eventually
 
 HOOK_FINALIZER = "argocd.argoproj.io/hook-finalizer"
+WAVES_EXAMPLE = Path(__file__).resolve().parents[4] / "app" / "examples" / "waves"
 
 
 async def gone(shop: Shop, kind: str, name: str, api_version: str) -> bool:
@@ -175,3 +180,34 @@ async def test_terminate_deletes_the_running_hook_and_fails_the_operation(
     await eventually(lambda: gone(shop, "Job", "wait", "batch/v1"), what="the hook to go")
     assert recorder.added("configmaps") == []
     assert not await request_termination(shop.rt, shop.application())
+
+
+def waves_example(migrate_image: str) -> list[dict[str, Any]]:
+    """Sluice's own `waves` example (app/examples/waves), its migrate Job's image set."""
+    docs = [
+        doc
+        for path in sorted(WAVES_EXAMPLE.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+    for doc in docs:
+        if doc["metadata"].get("name") == "migrate":
+            doc["spec"]["template"]["spec"]["containers"][0]["image"] = migrate_image
+    return docs
+
+
+async def test_a_before_hook_creation_hook_whose_template_changed_syncs_again(
+    shop: Shop, sync_workers: None
+) -> None:
+    await shop.deploy(*waves_example("busybox:1.36"))
+    assert (await shop.sync()).phase is OperationPhase.SUCCEEDED
+    first = await shop.live("Job", "migrate", "batch/v1")
+    await shop.deploy(*waves_example("busybox:1.37"))
+    state = await shop.sync()
+    assert (state.phase, state.message) == (
+        OperationPhase.SUCCEEDED,
+        "successfully synced (no more tasks)",
+    )
+    second = await shop.live("Job", "migrate", "batch/v1")
+    assert second["metadata"]["uid"] != first["metadata"]["uid"]
+    assert second["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox:1.37"
