@@ -107,17 +107,27 @@ async def render_helm(
             target,
             field=field,
             project=ctx.project,
+            charts=charts,
             settings=settings,
         )
     else:
         rendered = await render_git_chart(
-            rt.repos, source, commit, target, field=field, project=ctx.project, settings=settings
+            rt.repos,
+            source,
+            commit,
+            target,
+            field=field,
+            project=ctx.project,
+            charts=charts_of(rt.repos),
+            settings=settings,
         )
     extra: dict[str, object] = {
         "chart": rendered.chart,
         "release": rendered.release,
         CAPABILITIES: capabilities_digest(caps),
     }
+    if rendered.dependencies:
+        extra["dependencies"] = list(rendered.dependencies)
     if rendered.missing_value_files:
         extra["missing_value_files"] = list(rendered.missing_value_files)
     return RenderedManifests(rendered.manifests, "Helm", extra)

@@ -7,12 +7,13 @@ In order, as Argo CD's `helm template` does:
    value files. source.path is resolved in the checkout and must hold a Chart.yaml.
 2. `source.helm` is read (options.py) and the values collected (values.py), with the
    app's build environment expanded in parameter values and value-file paths.
-3. The chart is rendered by Helm itself in a bounded child process (engine.py) with the
+3. Chart dependencies missing from `charts/` are fetched or copied (dependencies.py).
+4. The chart is rendered by Helm itself in a bounded child process (engine.py) with the
    release name (`releaseName`, else the app's name), the namespace (`helm.namespace`,
    else the destination's), `.Capabilities` from the destination cluster unless
    `kubeVersion`/`apiVersions` say otherwise, CRDs from `crds/` unless `skipCrds`, the
    values schema checked unless `skipSchemaValidation`.
-4. The output is parsed by the same bounded loader as every other source; with
+5. The output is parsed by the same bounded loader as every other source; with
    `skipTests` Helm test hooks are left out.
 """
 
@@ -35,8 +36,10 @@ from app.model.app_spec import ApplicationSource
 from app.model.errors import SpecError
 from app.model.resource import KubeObject
 from app.repo.errors import PathError, RenderError
+from app.repo.helm.dependencies import fill_dependencies
 from app.repo.helm.engine import ChartRender, Limits, render_chart
 from app.repo.helm.options import HelmOptions, helm_options
+from app.repo.helm.repository import HelmCharts
 from app.repo.helm.values import ChartPlace, collect_values, referenced_refs
 from app.repo.helm_settings import HelmSettings
 from app.repo.service import Repositories
@@ -79,6 +82,8 @@ class HelmRender:
     """The chart as `name-version` from its Chart.yaml."""
     release: str
     missing_value_files: tuple[str, ...]
+    dependencies: tuple[str, ...] = ()
+    """Dependencies fetched or copied into `charts/` for this render."""
 
 
 def is_test_hook(obj: KubeObject) -> bool:
@@ -107,9 +112,14 @@ async def render_chart_dir(
     env: Mapping[str, str],
     field: str,
     repos: Repositories,
+    charts: HelmCharts,
+    project: str,
     settings: HelmSettings,
 ) -> HelmRender:
     """Render the chart at `chart_dir` (inside `place`, a private copy) for `target`."""
+    dependencies = await fill_dependencies(
+        repos, charts, place.work, chart_dir, field=field, project=project
+    )
     values = await collect_values(
         options,
         place,
@@ -146,7 +156,9 @@ async def render_chart_dir(
         raise RenderError(f"{field}: the chart rendered invalid YAML: {e}") from None
     if options.skip_tests:
         manifests = [m for m in manifests if not is_test_hook(m)]
-    return HelmRender(manifests, _chart_name(chart_dir), release, tuple(values.missing))
+    return HelmRender(
+        manifests, _chart_name(chart_dir), release, tuple(values.missing), tuple(dependencies)
+    )
 
 
 async def _ref_checkouts(
@@ -175,6 +187,7 @@ async def render_git_chart(
     *,
     field: str,
     project: str,
+    charts: HelmCharts,
     settings: HelmSettings,
 ) -> HelmRender:
     """`helm template` of the chart at source.path in `commit` (a resolved full SHA)."""
@@ -220,6 +233,8 @@ async def render_git_chart(
             env=env,
             field=field,
             repos=repos,
+            charts=charts,
+            project=project,
             settings=settings,
         )
     logger.debug(
@@ -258,6 +273,7 @@ async def render_repo_chart(
     *,
     field: str,
     project: str,
+    charts: HelmCharts,
     settings: HelmSettings,
 ) -> HelmRender:
     """`helm template` of an extracted chart from a Helm repository (copied first)."""
@@ -300,6 +316,8 @@ async def render_repo_chart(
                 env=env,
                 field=field,
                 repos=repos,
+                charts=charts,
+                project=project,
                 settings=settings,
             )
     finally:

@@ -225,7 +225,7 @@ async def test_refusals_name_the_field_to_fix(
 async def test_oversize_output_stops_helm_and_names_the_cap(
     runtime: Runtime, git_repo: GitRepo
 ) -> None:
-    flood = "{{- range until 200000 }}\n# {{ . }} padding padding padding padding\n{{- end }}\n"
+    flood = "{{- range until 40000 }}\n# {{ . }} padding padding padding padding\n{{- end }}\n"
     git_repo.commit({**shop_chart("charts/shop"), "charts/shop/templates/flood.yaml": flood})
     app = await register(runtime, "web", source(git_repo.url, "charts/shop"))
     settings = runtime.repos.settings

@@ -12,7 +12,8 @@ from app.model.repository_secret import RepoCreds
 from app.repo.credentials import CredentialStore, RepoCredential
 from app.runtime.manifests import ManifestsError, manifests_for
 from app.runtime.runtime import Runtime
-from tests.integration.workers.render.conftest import register
+from tests.integration.workers.render.conftest import register, source
+from tests.support.gitrepo import GitRepo
 from tests.support.helm_charts import shop_chart
 from tests.support.helm_repo import HelmRepoServer, helm_repo, other_host, package
 
@@ -191,3 +192,71 @@ async def test_a_version_the_index_lacks_names_target_revision(
         await manifests_for(runtime, app)
 
     assert info.value.message.startswith(f"Application sluice/web: {expected}")
+
+
+LIB_TEMPLATE = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-{{ .Chart.Name }}
+data:
+  version: {{ .Chart.Version | quote }}
+"""
+
+
+def with_dependencies(*deps: dict[str, str]) -> dict[str, str]:
+    files = shop_chart("charts/shop")
+    lines = "".join(
+        f"  - name: {d['name']}\n    version: {d['version']!r}\n"
+        f"    repository: {d['repository']!r}\n"
+        for d in deps
+    )
+    files["charts/shop/Chart.yaml"] += f"dependencies:\n{lines}"
+    return files
+
+
+async def test_missing_dependencies_are_fetched_with_credentials_and_copied_from_the_repo(
+    runtime: Runtime, helm_repo: HelmRepoServer, git_repo: GitRepo
+) -> None:
+    for version in ("0.1.0", "0.2.0"):
+        chart = {"Chart.yaml": f"apiVersion: v2\nname: lib\nversion: {version}\n"}
+        helm_repo.add_chart({**chart, "templates/cm.yaml": LIB_TEMPLATE}, "lib", version)
+    trust(runtime, helm_repo)
+    files = with_dependencies(
+        {"name": "lib", "version": "~0.1", "repository": helm_repo.url},
+        {"name": "local", "version": "1.0.0", "repository": "file://../local"},
+    )
+    files["charts/local/Chart.yaml"] = "apiVersion: v2\nname: local\nversion: 1.0.0\n"
+    files["charts/local/templates/cm.yaml"] = LIB_TEMPLATE
+    git_repo.commit(files)
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop"))
+
+    result = await manifests_for(runtime, app)
+
+    objects = {o["metadata"]["name"]: o for o in result.manifests if o["kind"] == "ConfigMap"}
+    assert objects["web-lib"]["data"] == {"version": "0.1.0"}
+    assert objects["web-local"]["data"] == {"version": "1.0.0"}
+    assert result.sources[0].rendered.extra["dependencies"] == [
+        "lib-0.1.0",
+        "local (file://../local)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("repository", "expected"),
+    [
+        ("@stable", "repository '@stable' is not a URL"),
+        ("file://../../../../etc", "'../../../../etc' leaves the repository"),
+    ],
+)
+async def test_dependencies_that_cannot_be_fetched_are_refused_by_name(
+    runtime: Runtime, git_repo: GitRepo, repository: str, expected: str
+) -> None:
+    git_repo.commit(with_dependencies({"name": "lib", "version": "1", "repository": repository}))
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop"))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert "spec.source: Chart.yaml dependencies[0]" in info.value.message
+    assert expected in info.value.message
