@@ -231,6 +231,10 @@ class HistoryResponse:
 @dataclass
 class TreeResponse:
     nodes: list[dict[str, Any]]
+    orphanedNodes: list[dict[str, Any]] = field(
+        default_factory=list,
+        metadata={"doc": "objects of the app's namespace no app manages (orphanedResources)"},
+    )
 
 
 @dataclass

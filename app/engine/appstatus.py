@@ -42,6 +42,7 @@ from app.model.resource import KubeObject
 from app.model.status import (
     CONDITION_COMPARISON_ERROR,
     CONDITION_INVALID_SPEC,
+    CONDITION_ORPHANED_RESOURCE_WARNING,
     CONDITION_SYNC_ERROR,
     AppHealthStatus,
     ApplicationCondition,
@@ -100,6 +101,9 @@ class StatusInput:
     invalid_spec: Sequence[str] = ()
     """`spec_problems`, when any: `summary` is then that of `unknown_comparison` of them,
     and its ComparisonError gives way to one InvalidSpecError per problem."""
+    orphan_warning: str = ""
+    """The OrphanedResourceWarning message (`app.engine.orphans.orphan_warning`); empty:
+    no such condition."""
 
 
 def spec_problems(
@@ -154,6 +158,8 @@ def _conditions(
         wanted = [(c.type, c.message) for c in given.summary.conditions]
     if given.sync_error:
         wanted.append((CONDITION_SYNC_ERROR, redact_text(given.sync_error)))
+    if given.orphan_warning:
+        wanted.append((CONDITION_ORPHANED_RESOURCE_WARNING, given.orphan_warning))
     since = (
         {(c.type, c.message): c.last_transition_time for c in previous.conditions}
         if previous

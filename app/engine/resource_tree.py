@@ -12,7 +12,7 @@ counted, not shown.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 from app.model.health import HealthStatus
@@ -69,6 +69,9 @@ class ResourceTree:
     nodes: list[TreeNode]
     omitted: int
     """Objects left out because the tree reached MAX_NODES."""
+    orphaned: list[TreeNode] = field(default_factory=list)
+    """Argo CD's `orphanedNodes`: what the app's namespace holds that no app manages, when
+    its project monitors orphans (`app.engine.orphans`)."""
 
 
 def _uid(obj: KubeObject) -> str:
@@ -98,8 +101,8 @@ def _images(obj: KubeObject) -> list[str]:
     if not isinstance(spec, dict):
         return []
     images: list[str] = []
-    for field in ("initContainers", "containers"):
-        containers = spec.get(field)
+    for list_name in ("initContainers", "containers"):
+        containers = spec.get(list_name)
         for container in containers if isinstance(containers, list) else ():
             image = container.get("image") if isinstance(container, dict) else None
             if isinstance(image, str) and image and image not in images:

@@ -68,12 +68,14 @@ from app.engine.backoff import SelfHealBackoff
 from app.engine.compare import CompareSettings, compare, unknown_comparison
 from app.engine.deletion_hooks import deletion_hooks_of, hook_finalizers
 from app.engine.levels import repo_error_verdict
+from app.engine.orphans import orphan_policy, orphan_warning
 from app.engine.render_requests import RenderAsk, compared_revisions, not_cached, precedence
 from app.engine.resync import hard_base, next_resync, timing_from
 from app.engine.sync_windows import SyncWindowVerdict, evaluate
 from app.engine.system_settings import SystemSettings
 from app.metrics.argocd import APP_RECONCILE
 from app.model.application import Application
+from app.model.errors import SpecError
 from app.model.identity import AppRef
 from app.model.project import AppProject
 from app.model.resource import KubeObject
@@ -378,6 +380,20 @@ class CompareWorker:
         self._memo.put(run.ref, memo_key, Remembered(summary, types, hooks))
         return _Verdict(summary, revisions, types, deletion_hooks=hooks)
 
+    async def _orphan_warning(self, run: _Run) -> str:
+        """OrphanedResourceWarning's message when the project warns of orphans and the
+        watcher's last tree of the app lists some."""
+        if run.project is None:
+            return ""
+        try:
+            policy = orphan_policy(run.project.spec.orphaned_resources)
+        except SpecError as e:
+            run.log.warning("compare.orphans_unreadable", project=run.project.name, error=str(e))
+            return ""
+        if policy is None or not policy.warn:
+            return ""
+        return orphan_warning(len(await self._rt.tree.load_orphaned(run.ref)), policy)
+
     def _unknown(self, app: Application, live: list[KubeObject], problem: str) -> ComparisonSummary:
         instance = self._rt.instance_name(app)
         settings = self._rt.system.compare
@@ -407,6 +423,7 @@ class CompareWorker:
                 source_types=verdict.source_types,
                 sync_error=decision.sync_error,
                 invalid_spec=verdict.invalid_spec,
+                orphan_warning=await self._orphan_warning(run),
             ),
             run.start.previous,
         )

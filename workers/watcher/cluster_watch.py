@@ -38,8 +38,9 @@ from app.cluster import (
     Synced,
     WatchEvent,
 )
+from app.engine.orphans import orphans
 from app.engine.refresh_triggers import object_change
-from app.engine.resource_tree import ResourceTree, resource_tree
+from app.engine.resource_tree import ResourceTree, resource_tree, tree_node
 from app.engine.system_settings import SystemSettings
 from app.metrics.argocd import CLUSTER_EVENTS, ClusterRow
 from app.model.application import Application
@@ -84,6 +85,8 @@ class ClusterWatch:
         self._unlisted: set[tuple[GroupKind, str]] = set()
         """(type, namespace) watches whose first list is not in yet ("" for all namespaces)."""
         self._mine: set[AppRef] = set()
+        self._orphans_of: dict[AppRef, str] = {}
+        """Apps whose project monitors orphans, and the namespace they are looked for in."""
         self._rediscover = asyncio.Event()
         self.synced = asyncio.Event()
         """Set once the first list of every watched type is in (the caches are warm)."""
@@ -118,7 +121,18 @@ class ClusterWatch:
 
     def tree(self, ref: AppRef) -> ResourceTree:
         tracked = self.tracked(ref) or []
-        return resource_tree(tracked, self._index.children, self._index.health_of)
+        tree = resource_tree(tracked, self._index.children, self._index.health_of)
+        app = self._directory.get(ref)
+        policy = self._directory.orphan_policy(app.spec.project) if app is not None else None
+        namespace = app.spec.destination.namespace if app is not None else ""
+        if policy is None or not namespace:
+            self._orphans_of.pop(ref, None)
+            return tree
+        self._orphans_of[ref] = namespace
+        candidates = {e.key: e.obj for e in self._index.untracked_top_level(namespace)}
+        found = orphans(candidates, policy)
+        tree.orphaned.extend(tree_node(candidates[key], self._index.health_of) for key in found)
+        return tree
 
     def deploys_here(self, app: Application) -> bool:
         return self._directory.cluster_of(app) is self.cluster
@@ -136,9 +150,17 @@ class ClusterWatch:
             self._flusher.warm(ref)
 
     def app_removed(self, ref: AppRef) -> None:
+        self._orphans_of.pop(ref, None)
         if ref in self._mine:
             self._mine.discard(ref)
             self._flusher.forget(ref)
+
+    def project_changed(self, name: str) -> None:
+        """A project's orphanedResources changed: its apps' trees are written again."""
+        for ref in self._mine:
+            app = self._directory.get(ref)
+            if app is not None and app.spec.project == name:
+                self._flusher.tree_changed(ref)
 
     # The job.
 
@@ -327,6 +349,10 @@ class ClusterWatch:
                 self._on_tracked_change(ref)
         if not self.synced.is_set():
             return
+        if entry.untracked_top_level:
+            for ref, namespace in self._orphans_of.items():
+                if namespace == entry.key.namespace:
+                    self._flusher.tree_changed(ref)
         for name in self._index.owning_apps(entry):
             ref = self._directory.ref_for(name)
             if ref is not None and ref in self._mine:

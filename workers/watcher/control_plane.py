@@ -329,6 +329,7 @@ class ControlPlane:
         name = str(metadata(obj).get("name") or "")
         if event.type is EventType.DELETED:
             self._projects.pop(name, None)
+            self._directory.put_project(None, name)
             await self._rt.apps.delete_project(self._namespace, name)
             logger.info("project.deleted", project=name)
             await self._refresh_apps_of(name)
@@ -342,6 +343,7 @@ class ControlPlane:
             logger.warning("project.invalid", project=name, field=e.field, error=str(e))
             return
         await self._rt.apps.put_project(parsed)
+        self._directory.put_project(parsed, name)
         known = name in self._projects
         self._projects[name] = spec if isinstance(spec, dict) else {}
         logger.info("project.changed" if known else "project.registered", project=name)

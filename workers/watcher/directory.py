@@ -3,7 +3,9 @@
 The control plane fills it from its watch of Applications; each destination cluster's
 watch reads it to tell which app an object belongs to (the tracking name of
 `app.engine.instance_names`) and which apps live on its cluster, and is told when an app
-appears, changes or goes, so it can warm or drop that app's live cache.
+appears, changes or goes, so it can warm or drop that app's live cache. It also keeps
+each AppProject's `orphanedResources` policy (`app.engine.orphans`), so a tree can list
+the orphans beside the app's objects; listeners hear when a project's policy changed.
 """
 
 from typing import Protocol
@@ -11,10 +13,12 @@ from typing import Protocol
 from app import log
 from app.cluster import Cluster
 from app.engine.instance_names import tracking_name
+from app.engine.orphans import OrphanPolicy, orphan_policy
 from app.engine.tracking import TrackingMethod
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.identity import AppRef
+from app.model.project import AppProject
 from app.runtime.clusters import ClusterRegistry, UnknownDestination
 
 logger = log.get("watcher.directory", stage="watcher")
@@ -24,6 +28,8 @@ class Listener(Protocol):
     def app_upserted(self, ref: AppRef, app: Application) -> None: ...
 
     def app_removed(self, ref: AppRef) -> None: ...
+
+    def project_changed(self, name: str) -> None: ...
 
 
 class AppDirectory:
@@ -39,6 +45,7 @@ class AppDirectory:
         self._names: dict[AppRef, str] = {}
         self._by_name: dict[str, AppRef] = {}
         self._listeners: list[Listener] = []
+        self._orphan_policies: dict[str, OrphanPolicy] = {}
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -48,6 +55,28 @@ class AppDirectory:
 
     def get(self, ref: AppRef) -> Application | None:
         return self._apps.get(ref)
+
+    def orphan_policy(self, project: str) -> OrphanPolicy | None:
+        """The project's orphanedResources policy; None: it does not monitor orphans."""
+        return self._orphan_policies.get(project)
+
+    def put_project(self, project: AppProject | None, name: str) -> None:
+        """Keep the project's orphanedResources policy (None: the project is gone); tell
+        the listeners when it changed. An unreadable policy is logged and monitors nothing."""
+        policy = None
+        if project is not None:
+            try:
+                policy = orphan_policy(project.spec.orphaned_resources)
+            except SpecError as e:
+                logger.warning("project.orphans_unreadable", project=name, error=str(e))
+        if self._orphan_policies.get(name) == policy:
+            return
+        if policy is None:
+            self._orphan_policies.pop(name, None)
+        else:
+            self._orphan_policies[name] = policy
+        for listener in list(self._listeners):
+            listener.project_changed(name)
 
     def refs(self) -> list[AppRef]:
         return list(self._apps)

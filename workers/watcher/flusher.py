@@ -25,7 +25,7 @@ A batch that fails (Redis or NATS unavailable) is kept and tried again after
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -37,7 +37,7 @@ from app.bus.errors import BusError
 from app.bus.messages import REFRESH, SYNC, RefreshRequest, SyncStep
 from app.bus.publish import publish
 from app.engine.refresh_triggers import RefreshAsk
-from app.engine.resource_tree import ResourceTree
+from app.engine.resource_tree import ResourceTree, TreeNode
 from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey
 from app.model.sync import OperationPhase, RefreshLevel
@@ -56,6 +56,11 @@ PIPELINE_COMMANDS = 1000
 """Commands sent per pipeline round trip."""
 RUNNING = {OperationPhase.RUNNING.value.encode(), OperationPhase.TERMINATING.value.encode()}
 WAKE_REASON = "cluster changed"
+ORPHANS_CHANGED = "the orphaned resources in the app's namespace changed"
+
+
+def _node_key(node: TreeNode) -> str:
+    return "/".join(str(node.get(k, "")) for k in ("group", "kind", "namespace", "name"))
 
 
 class Sources(Protocol):
@@ -114,6 +119,8 @@ class Flusher:
         """The step last woken per app: waking it again is a no-op (the step moves on when
         it runs, and the bus drops a repeat), so it is not published twice."""
         self._last_tree: dict[AppRef, float] = {}
+        self._orphans: dict[AppRef, tuple[str, ...]] = {}
+        """The orphans last listed in each app's tree."""
 
     def warm(self, ref: AppRef) -> None:
         """Install the app's complete live set (from the index) at the next batch."""
@@ -152,6 +159,7 @@ class Flusher:
         self._last_wake.pop(ref, None)
         self._woken.pop(ref, None)
         self._last_tree.pop(ref, None)
+        self._orphans.pop(ref, None)
         self._forgetting.add(ref)
         self._wake.set()
 
@@ -224,6 +232,15 @@ class Flusher:
         now = time.monotonic()
         await self._refresh(ready, now)
         await self._write_trees(now)
+
+    def _orphans_changed(self, trees: Mapping[AppRef, ResourceTree]) -> None:
+        """Apps whose orphans changed are compared again (`nothing`) once their tree with
+        the new orphans is stored, so the OrphanedResourceWarning follows."""
+        for ref, tree in trees.items():
+            found = tuple(sorted(_node_key(node) for node in tree.orphaned))
+            if self._orphans.get(ref, ()) != found:
+                self._orphans[ref] = found
+                self.ask(ref, RefreshAsk(RefreshLevel.NOTHING, ORPHANS_CHANGED))
 
     def _keep(self, asks: dict[AppRef, _Pending]) -> None:
         """Put asks back ahead of those recorded since."""
@@ -391,12 +408,16 @@ class Flusher:
         self._trees.difference_update(due)
         trees = {ref: self._sources.tree(ref) for ref in due}
         try:
-            refused = await self._rt.tree.save_many({ref: t.nodes for ref, t in trees.items()})
+            refused = await self._rt.tree.save_many(
+                {ref: t.nodes for ref, t in trees.items()},
+                {ref: t.orphaned for ref, t in trees.items() if t.orphaned},
+            )
         except FAILURES:
             self._trees.update(due)
             raise
         for ref in due:
             self._last_tree[ref] = now
+        self._orphans_changed(trees)
         for reason in refused:
             self._log.warning("tree.unsaved", error=reason)
         for ref, tree in trees.items():

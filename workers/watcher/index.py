@@ -42,6 +42,11 @@ class Entry:
         self._health: HealthStatus | None = None
         self._assessed_with: HealthCustomizations | None = None
 
+    @property
+    def untracked_top_level(self) -> bool:
+        """Namespaced, tracked by no app, owned by nothing: an orphan candidate."""
+        return self.tracked_by is None and not self.owners and bool(self.key.namespace)
+
     def health(self, checks: HealthCustomizations) -> HealthStatus | None:
         """The object's health under `checks` (assessed once per set of checks)."""
         if self._assessed_with is not checks:
@@ -57,6 +62,8 @@ class ObjectIndex:
         self._entries: dict[str, Entry] = {}
         self._children: defaultdict[str, set[str]] = defaultdict(set)
         self._tracked: defaultdict[str, set[str]] = defaultdict(set)
+        self._top_level: defaultdict[str, set[str]] = defaultdict(set)
+        """Untracked objects without owners, by namespace (orphan candidates)."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -75,6 +82,8 @@ class ObjectIndex:
             self._children[owner].add(entry.uid)
         if entry.tracked_by is not None:
             self._tracked[entry.tracked_by].add(entry.uid)
+        elif entry.untracked_top_level:
+            self._top_level[entry.key.namespace].add(entry.uid)
         return entry, previous
 
     def remove(self, obj: KubeObject) -> Entry | None:
@@ -109,10 +118,20 @@ class ObjectIndex:
                 tracked.discard(entry.uid)
                 if not tracked:
                     del self._tracked[entry.tracked_by]
+        elif entry.untracked_top_level:
+            top = self._top_level.get(entry.key.namespace)
+            if top is not None:
+                top.discard(entry.uid)
+                if not top:
+                    del self._top_level[entry.key.namespace]
 
     def tracked(self, name: str) -> list[KubeObject]:
         """The objects tracked by the app named `name` on its objects."""
         return [self._entries[uid].obj for uid in self._tracked.get(name, ())]
+
+    def untracked_top_level(self, namespace: str) -> list[Entry]:
+        """The objects of `namespace` no app tracks and nothing owns (orphan candidates)."""
+        return [self._entries[uid] for uid in self._top_level.get(namespace, ())]
 
     def children(self, uid: str) -> list[KubeObject]:
         """The objects whose ownerReferences name `uid`."""

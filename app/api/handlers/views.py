@@ -22,7 +22,8 @@ from app.model import codec
 async def resource_tree(call: Call[AppQuery, None]) -> TreeResponse:
     ref, _ = await access.named_app(call, names.GET)
     nodes = await call.rt.tree.load(ref)
-    return TreeResponse([dict(node) for node in nodes or []])
+    orphaned = await call.rt.tree.load_orphaned(ref)
+    return TreeResponse([dict(node) for node in nodes or []], [dict(n) for n in orphaned])
 
 
 async def history(call: Call[AppQuery, None]) -> web.Response:

@@ -69,7 +69,12 @@ async def test_resource_tree(api: Client, runtime: Runtime) -> None:
     }
     await runtime.tree.save(REF, [node])
     response = await api.get("/api/v1/applications/shop/resource-tree", headers=auth())
-    assert (await response.json())["nodes"] == [node]
+    assert (await response.json()) == {"nodes": [node], "orphanedNodes": []}
+
+    stray = {"version": "v1", "kind": "ConfigMap", "namespace": "shop", "name": "stray"}
+    await runtime.tree.save_many({REF: [node]}, {REF: [stray]})
+    response = await api.get("/api/v1/applications/shop/resource-tree", headers=auth())
+    assert (await response.json()) == {"nodes": [node], "orphanedNodes": [stray]}
 
 
 async def test_recent_events_of_one_app(api: Client, runtime: Runtime) -> None:
