@@ -13,6 +13,11 @@ class HelmSettings:
     """Resident memory one render's child process may use (Python and Helm's Go runtime
     start at about 60 MiB); a render that needs more is killed with a clear condition."""
 
+    allow_remote_value_files: bool = False
+    """Let `valueFiles` name `http(s)://` URLs, fetched without credentials, with the
+    network deadline and within `max_value_file_bytes`. Off: an Application cannot make
+    the render host fetch a URL it names (`SLUICE_HELM_REMOTE_VALUE_FILES`)."""
+
     max_value_file_bytes: int = 8 * MiB
     """Largest value file or file parameter read (combined per render)."""
 

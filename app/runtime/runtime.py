@@ -22,6 +22,7 @@ from app.bus.connection import Bus
 from app.cluster import Cluster, ClusterSettings, load_in_cluster, load_kubeconfig
 from app.engine.instance_names import instance_name
 from app.model.application import Application
+from app.repo.helm_settings import HelmSettings
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.runtime.cluster_secrets import ClusterSecretsSource
@@ -119,6 +120,7 @@ class Runtime:
                     allow_local=settings.allow_local_repos,
                     plugins_dir=settings.plugins_dir,
                     tool_timeout=settings.exec_timeout,
+                    helm=HelmSettings(allow_remote_value_files=settings.helm_remote_value_files),
                 )
             )
             repo_secrets = RepositorySecretsSource(repos, cluster, control.namespace)

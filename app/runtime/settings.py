@@ -138,6 +138,9 @@ class Settings:
     plugins_dir: Path | None = None
     """Config Management Plugins of the render worker (`SLUICE_PLUGINS_DIR`): one
     subdirectory per plugin holding its `plugin.yaml`, Argo CD's sidecar layout; unset: none."""
+    helm_remote_value_files: bool = False
+    """Let Helm `valueFiles` be `http(s)://` URLs (`SLUICE_HELM_REMOTE_VALUE_FILES`); off:
+    value files come only from the app's repositories."""
     exec_timeout: float = 90.0
     """Seconds one render tool run (kustomize, the Jsonnet evaluator, a plugin command) may
     take before it is killed (`SLUICE_EXEC_TIMEOUT_SECONDS`, Argo CD's ARGOCD_EXEC_TIMEOUT)."""
@@ -216,6 +219,7 @@ class Settings:
                 else None
             ),
             plugins_dir=Path(e["SLUICE_PLUGINS_DIR"]) if e.get("SLUICE_PLUGINS_DIR") else None,
+            helm_remote_value_files=flag("SLUICE_HELM_REMOTE_VALUE_FILES", False),
             exec_timeout=num("SLUICE_EXEC_TIMEOUT_SECONDS", base.exec_timeout),
             cache_secret=e.get("SLUICE_CACHE_SECRET", "").encode(),
         )

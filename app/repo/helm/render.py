@@ -39,8 +39,8 @@ from app.repo.errors import PathError, RenderError
 from app.repo.helm.dependencies import fill_dependencies
 from app.repo.helm.engine import ChartRender, Limits, render_chart
 from app.repo.helm.options import HelmOptions, helm_options
-from app.repo.helm.repository import HelmCharts
-from app.repo.helm.values import ChartPlace, collect_values, referenced_refs
+from app.repo.helm.repository import HelmCharts, fetch_anonymous
+from app.repo.helm.values import ChartPlace, RemoteReader, collect_values, referenced_refs
 from app.repo.helm_settings import HelmSettings
 from app.repo.service import Repositories
 from app.repo.sourcetype import HELM_CHART_FILE
@@ -86,6 +86,18 @@ class HelmRender:
     """Dependencies fetched or copied into `charts/` for this render."""
 
 
+def remote_reader(repos: Repositories, field: str) -> RemoteReader:
+    """Reads a remote value file with no credentials (HelmSettings allows remote files)."""
+
+    async def read(url: str, max_bytes: int) -> bytes:
+        anonymous = await repos.remote(url, field=f"{field}.helm.valueFiles")
+        return await fetch_anonymous(
+            anonymous, url, max_bytes=max_bytes, deadline=repos.settings.network_timeout
+        )
+
+    return read
+
+
 def is_test_hook(obj: KubeObject) -> bool:
     annotations = (obj.get("metadata") or {}).get("annotations") or {}
     hooks = str(annotations.get(HELM_HOOK, ""))
@@ -127,6 +139,7 @@ async def render_chart_dir(
         env,
         field=f"{field}.helm",
         max_bytes=settings.max_value_file_bytes,
+        remote=remote_reader(repos, field) if settings.allow_remote_value_files else None,
     )
     release = options.release_name or target.app_name
     request = ChartRender(

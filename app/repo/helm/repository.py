@@ -25,13 +25,14 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 import yaml
 
+from app.model.repository_secret import RepoCreds
 from app.repo.access import RepoAccess
 from app.repo.constraints import highest_tag, parse_constraint, parse_version
 from app.repo.errors import GitError, LimitExceeded, RenderError, RevisionError
@@ -115,6 +116,21 @@ async def _get(
                     f"{what}: {remote.repo.display} cannot be reached ({type(e).__name__})"
                 ) from None
         raise HelmRepoError(f"{what}: more than {_MAX_REDIRECTS} redirects")
+
+
+async def fetch_anonymous(
+    remote: RepoAccess, url: str, *, max_bytes: int, deadline: float
+) -> bytes:
+    """GET `url` with no credentials at all (a remote value file)."""
+    return await _get(
+        replace(remote, creds=RepoCreds()),
+        url,
+        url,
+        pass_credentials=False,
+        max_bytes=max_bytes,
+        deadline=deadline,
+        what=url[:200],
+    )
 
 
 def _parse_index(data: bytes, what: str) -> dict[str, list[ChartVersion]]:

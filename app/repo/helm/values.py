@@ -8,8 +8,9 @@ Argo CD's rules, bounded (THREATS, "Rendering"):
   resolver of its checkout, so `..`, absolute symlinks and links out of the repository
   are refused by name. `${ARGOCD_APP_*}` references in the path are expanded first.
 - A missing value file is an error naming it, unless `ignoreMissingValueFiles`.
-- An `http(s)://` (or any `scheme://`) value file is refused: the render host fetches
-  nothing an Application names outside its repositories.
+- An `http(s)://` value file is refused unless the operator allows remote value files
+  (`HelmSettings.allow_remote_value_files`); then it is fetched without credentials
+  (`RemoteReader`), within the same byte budget. Any other `scheme://` is refused.
 - `values` (or `valuesObject`, which wins) comes after every value file.
 - `parameters` become `--set` (`--set-string` with `forceString`), their values expanded
   from the build environment and their commas escaped as Argo CD escapes them (a `{a,b}`
@@ -20,7 +21,7 @@ Argo CD's rules, bounded (THREATS, "Rendering"):
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +32,10 @@ from app.repo.worktree import WorkTree
 
 _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+RemoteReader = Callable[[str, int], Awaitable[bytes]]
+"""Fetches a remote value file (URL, most bytes); given only when the operator allows it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +143,19 @@ async def _value_file(
     refs: Mapping[str, WorkTree],
     env: Mapping[str, str],
     budget: _Budget,
+    remote: RemoteReader | None,
 ) -> str | None:
     raw = substitute(listed, env)
     if _URL.match(raw):
-        raise RenderError(
-            f"{where}: {raw[:200]!r} is a remote value file, and remote value files are "
-            "disabled on this server; commit the file to the repository or to a `ref` source"
-        )
+        if remote is None or not raw.startswith(("https://", "http://")):
+            raise RenderError(
+                f"{where}: {raw[:200]!r} is a remote value file, and remote value files are "
+                "disabled on this server; commit the file to the repository or to a `ref` "
+                "source (an operator may allow them: SLUICE_HELM_REMOTE_VALUE_FILES)"
+            )
+        data = await remote(raw, budget.left)
+        budget.take(len(data), where)
+        return data.decode("utf-8", "replace")
     path, shown = _locate(listed, place, refs, env, where)
     return _read(path, shown, where, budget)
 
@@ -157,6 +168,7 @@ async def collect_values(
     *,
     field: str,
     max_bytes: int,
+    remote: RemoteReader | None = None,
 ) -> Values:
     """Every values input of the render, in Helm's order; errors name `field`'s entry."""
     found = Values()
@@ -164,7 +176,7 @@ async def collect_values(
     for i, listed in enumerate(options.value_files):
         where = f"{field}.valueFiles[{i}]"
         text = await _value_file(
-            listed, where=where, place=place, refs=refs, env=env, budget=budget
+            listed, where=where, place=place, refs=refs, env=env, budget=budget, remote=remote
         )
         if text is None:
             if options.ignore_missing_value_files:

@@ -1,6 +1,7 @@
 """Helm charts in Git rendered by `manifests_for`: every `source.helm` field, Capabilities,
 the build environment, the cache key, and each refusal naming the field to fix."""
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -294,3 +295,63 @@ async def test_a_ref_value_file_cannot_leave_its_repository(
         "Application sluice/web: spec.sources[0].helm.valueFiles[0]: "
         "'$values/../../etc/passwd' leaves"
     )
+
+
+async def test_the_render_equals_helms_own_for_the_same_inputs(
+    runtime: Runtime, git_repo: GitRepo, tmp_path: Path
+) -> None:
+    files = shop_chart("")
+    git_repo.commit({f"charts/shop/{name}": text for name, text in files.items()})
+    helm = {"values": "colour: red\n", "kubeVersion": "v1.29.0", "apiVersions": ["example.com/v1"]}
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop", helm=helm))
+    chart_dir = tmp_path / "shop"
+    for name, text in files.items():
+        (chart_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (chart_dir / name).write_text(text)
+
+    ours = (await manifests_for(runtime, app)).manifests
+    theirs = helms_own_render(chart_dir, {"colour": "red"}, "v1.29.0", ["example.com/v1"])
+
+    assert sorted(ours, key=str) == sorted(theirs, key=str)
+
+
+def helms_own_render(
+    chart_dir: Path, values: dict[str, Any], kube: str, apis: list[str]
+) -> list[KubeObject]:
+    """`helm template --include-crds` through the binding's public API, independently of
+    Sluice's child: Helm's rendered files, its CRDs, minus NOTES.txt and empty files."""
+    import json
+
+    import helm_python
+    import yaml
+    from helm_python import _native
+
+    with helm_python.Chart.load(str(chart_dir)) as chart:
+        options = {"name": "web", "namespace": "default", "revision": 1, "is_install": True}
+        options |= {"kube_version": kube, "api_versions": apis}
+        rendered = json.loads(
+            _native.call_string(
+                "helm_render", chart._raw(), json.dumps(values), json.dumps(options)
+            )
+        )
+        texts = [crd["data"] for crd in chart.crds]
+    texts += [t for path, t in rendered.items() if not path.endswith("NOTES.txt")]
+    return [doc for text in texts for doc in yaml.safe_load_all(text) if doc]
+
+
+@pytest.mark.parametrize("target", ["../../../../etc/passwd", "/etc/passwd"])
+async def test_a_value_file_symlinked_out_of_the_repository_is_refused(
+    runtime: Runtime, git_repo: GitRepo, target: str
+) -> None:
+    git_repo.commit(shop_chart("charts/shop"))
+    os.symlink(target, git_repo.path / "charts/shop/prod.yaml")
+    git_repo.repo.index.add(["charts/shop/prod.yaml"])
+    git_repo.repo.index.commit("link out")
+    helm = {"valueFiles": ["prod.yaml"]}
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop", helm=helm))
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert "charts/shop/prod.yaml" in info.value.message
+    assert "root:" not in info.value.message

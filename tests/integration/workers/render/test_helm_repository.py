@@ -4,6 +4,7 @@ repository Secret, credentials kept to the repository's host, and every archive 
 import gzip
 import io
 import tarfile
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -260,3 +261,24 @@ async def test_dependencies_that_cannot_be_fetched_are_refused_by_name(
 
     assert "spec.source: Chart.yaml dependencies[0]" in info.value.message
     assert expected in info.value.message
+
+
+async def test_remote_value_files_are_read_only_when_the_operator_allows_them(
+    runtime: Runtime, git_repo: GitRepo, other_host: HelmRepoServer
+) -> None:
+    other_host.archives["prod.yaml"] = b"colour: navy\n"
+    git_repo.commit(shop_chart("charts/shop"))
+    helm = {"valueFiles": [f"{other_host.url}/prod.yaml"]}
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop", helm=helm))
+    settings = runtime.repos.settings
+    runtime.repos.settings = replace(
+        settings, helm=replace(settings.helm, allow_remote_value_files=True)
+    )
+    try:
+        result = await manifests_for(runtime, app)
+    finally:
+        runtime.repos.settings = settings
+
+    cm = next(o for o in result.manifests if o["metadata"]["name"] == "web-shop")
+    assert cm["data"]["colour"] == "navy"
+    assert other_host.seen == [("/charts/prod.yaml", None)]
