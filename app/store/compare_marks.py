@@ -1,6 +1,6 @@
 """What the compare stage remembers about an app between two comparisons.
 
-Four facts outlive a comparison and are not part of the status a user sees:
+Five facts outlive a comparison and are not part of the status a user sees:
 
 - when the current run of repository errors began (SEMANTICS §7: the 180 s grace period
   is measured from the first error; cleared by the next comparison that rendered);
@@ -10,7 +10,10 @@ Four facts outlive a comparison and are not part of the status a user sees:
   change nothing but the reconcile time is skipped while that is recent; a failed write
   clears it, so the next comparison writes again);
 - when the last `force` comparison ran, while hard resyncs are on (the hard period,
-  `app.engine.resync`, is measured from it).
+  `app.engine.resync`, is measured from it);
+- the uid of the Application object they (and the stored status) were made for: an
+  Application deleted and created again under the same name is a new object, whose
+  comparison starts from nothing.
 
 They live in one small hash per app, read with the comparison's start
 (`StatusStore.start_comparison`). `save` writes only the fields that changed, so the
@@ -48,6 +51,9 @@ class CompareMarks:
     hard_refresh_at: float = 0.0
     """Unix time the hard resync period is measured from (`app.engine.resync.hard_base`);
     0: hard resyncs are off, or no comparison has set it yet."""
+    uid: str = ""
+    """The uid of the Application object these marks (and the stored status) belong to;
+    empty: not known yet. Another uid is a new object under the same name."""
 
     @property
     def repo_error_time(self) -> dt.datetime | None:
@@ -86,6 +92,7 @@ def decode_marks(stored: Fields) -> CompareMarks:
         autosync_reason=text["autosync_reason"],
         written_at=_seconds(text["written_at"]),
         hard_refresh_at=_seconds(text["hard_refresh_at"]),
+        uid=text["uid"],
     )
 
 

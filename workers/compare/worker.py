@@ -38,7 +38,7 @@ import datetime as dt
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app import log
@@ -127,6 +127,8 @@ class _Run:
     now: dt.datetime
     log: Any
     marks_after: CompareMarks
+    stored: CompareMarks = field(default_factory=CompareMarks)
+    """The marks as stored (what `save` changes), even when they were another object's."""
     project: AppProject | None = None
     """The app's project, once the comparison has read it."""
 
@@ -146,6 +148,22 @@ class _Verdict:
     invalid_spec: tuple[str, ...] = ()
     deletion_hooks: frozenset[HookType] | None = None
     """The PreDelete/PostDelete hook types of the manifests; None when they were not read."""
+
+
+def _for_object(start: ComparisonStart, uid: str, log_: Any) -> ComparisonStart:
+    """The comparison's start for the Application object `uid`: one deleted and created
+    again under the same name starts from nothing (no previous status, operation or
+    marks), as a new object does; the marks then record the new uid."""
+    known = start.marks.uid
+    if not known or not uid or known == uid:
+        return replace(start, marks=replace(start.marks, uid=uid or known))
+    log_.info(
+        "compare.new_object",
+        uid=uid,
+        previous_uid=known,
+        reason="the Application was deleted and created again: its status starts fresh",
+    )
+    return replace(start, previous=None, operation=None, marks=CompareMarks(uid=uid))
 
 
 class CompareWorker:
@@ -242,10 +260,19 @@ class CompareWorker:
             log_.info("compare.dropped", reason="the Application is not registered (deleted?)")
             return
         app = registered.app
-        start = await rt.status.start_comparison(ref)
+        stored = await rt.status.start_comparison(ref)
+        start = _for_object(stored, app.metadata.uid, log_)
         now = dt.datetime.now(dt.UTC)
         run = _Run(
-            ref, app, registered.invalid, message, start, now, log_.bind(seq=start.seq), start.marks
+            ref,
+            app,
+            registered.invalid,
+            message,
+            start,
+            now,
+            log_.bind(seq=start.seq),
+            start.marks,
+            stored=stored.marks,
         )
         started = time.monotonic()
         verdict = await self._verdict(run)
@@ -283,7 +310,7 @@ class CompareWorker:
         if not verdict.keep_previous:
             return False
         marks_after = await self._schedule_resync(run, run.marks_after)
-        await self._marks.save(run.ref, run.marks, marks_after)
+        await self._marks.save(run.ref, run.stored, marks_after)
         run.log.info("compare.repo_error_kept", error=run.message.error, reason=verdict.reason)
         return True
 
@@ -445,7 +472,7 @@ class CompareWorker:
         )
         started = await self._carry_out(run, decision.reason, then)
         marks_after = await self._schedule_resync(run, written.marks.with_reason(decision.reason))
-        await self._marks.save(run.ref, run.marks, marks_after)
+        await self._marks.save(run.ref, run.stored, marks_after)
         run.log.info(
             "compare.compared",
             sync=status.sync.status.value,

@@ -350,3 +350,26 @@ async def test_an_application_gone_invalid_is_unknown_and_never_auto_synced(
     assert status.sync.status is SyncStatusCode.UNKNOWN
     assert [(c.type, c.message) for c in status.conditions] == [("InvalidSpecError", problem)]
     assert await runtime.operations.load(ref(app)) is None, "the last valid spec was synced"
+
+
+async def test_an_application_deleted_and_created_again_gets_its_status_at_once(
+    runtime: Runtime, worker: CompareWorker
+) -> None:
+    app = await register(runtime)
+    await seed_manifests(runtime, app, [config_map("web", colour="blue")])
+    await apply_live(runtime, app, [config_map("web", colour="blue")])
+    await compare_now(worker, app)
+    assert (await resource_status(runtime, app))["sync"]["status"] == "Synced"
+    before = [e.type for e in await events_of(runtime.bus, app)]
+
+    await runtime.control_plane.delete("argoproj.io/v1alpha1", "Application", app.name, NAMESPACE)
+    again = await register(runtime)
+    assert again.metadata.uid != app.metadata.uid
+    await compare_now(worker, again)
+
+    written = await resource_status(runtime, again)
+    assert written["sync"]["status"] == "Synced"
+    assert written["health"]["status"] == "Healthy"
+    assert [r["name"] for r in written["resources"]] == ["web"]
+    after = [e.type for e in await events_of(runtime.bus, again)][len(before) :]
+    assert after == before, "the new object's transitions are announced as a new app's"
