@@ -86,11 +86,16 @@ def main(argv: list[str]) -> int:
     ran = run_fleet("pipeline_resync", argv, __doc__, run)
     if ran is None:
         return 1
-    args, options, result = ran
+    for options, result in ran[1]:
+        resync_report(options, result, argv)
+    return 0
+
+
+def resync_report(options: FleetOptions, result: Resync, argv: list[str]) -> None:
     workers = result.after["workers (all)"].cpu_seconds - result.before["workers (all)"].cpu_seconds
     report(
-        f"pipeline_resync: one `latest` refresh of each of {args.apps} unchanged apps "
-        f"x {args.resources} resources",
+        f"pipeline_resync: one `latest` refresh of each of {options.apps} unchanged apps "
+        f"x {options.resources} resources",
         f"{options.describe()}; local cluster, NATS and Redis in their own processes; "
         f"deployed first in {result.deploy_seconds:.1f} s, then left until idle",
         [
@@ -106,7 +111,6 @@ def main(argv: list[str]) -> int:
         "is watch-based); Sluice's watcher cache plays that part",
         ["python", "-m", "bench", "pipeline_resync", *argv],
     )
-    return 0
 
 
 if __name__ == "__main__":

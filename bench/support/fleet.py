@@ -70,6 +70,7 @@ class Fleet:
     workload: Workload
     runtime: Runtime
     cluster_url: str
+    kubeconfig: Path
     workers: dict[str, list[Child]]
     servers: dict[str, int]
     """pid of the NATS server, the Redis server and the local cluster, by name."""
@@ -132,6 +133,7 @@ class Fleet:
                     workload,
                     rt,
                     cluster_url,
+                    kubeconfig,
                     workers,
                     {
                         "nats-server": nats.pid,

@@ -36,9 +36,22 @@ def replicas(text: str) -> dict[str, int]:
     return found
 
 
+def app_counts(text: str) -> list[int]:
+    """`250,1000,4000` -> [250, 1000, 4000]: one fleet run per count (a scaling curve)."""
+    counts = [positive(part.strip()) for part in text.split(",") if part.strip()]
+    if not counts:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected COUNT or COUNT,COUNT,...")
+    return counts
+
+
 def options_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--apps", type=positive, default=1000, help="apps to deploy")
+    parser.add_argument(
+        "--apps",
+        type=app_counts,
+        default=[1000],
+        help="apps to deploy; several (250,1000,4000) run one fleet each, as a scaling curve",
+    )
     parser.add_argument("--resources", type=positive, default=10, help="objects per app")
     parser.add_argument(
         "--replicas", type=replicas, default={}, help="worker processes, e.g. compare=2,sync=2"
@@ -61,15 +74,15 @@ def options_parser(prog: str, description: str | None) -> argparse.ArgumentParse
     return parser
 
 
-def fleet_options(args: argparse.Namespace) -> FleetOptions:
+def fleet_options(args: argparse.Namespace, apps: int) -> FleetOptions:
     return FleetOptions(
-        apps=args.apps,
+        apps=apps,
         resources=args.resources,
         replicas=args.replicas,
         concurrency=args.concurrency,
         timeout=args.timeout,
         log_level=args.log_level,
-        keep=args.keep,
+        keep=args.keep / str(apps) if args.keep and len(args.apps) > 1 else args.keep,
     )
 
 
@@ -78,17 +91,20 @@ def run_fleet(
     argv: list[str],
     description: str | None,
     run: Callable[[FleetOptions], Coroutine[Any, Any, R]],
-) -> tuple[argparse.Namespace, FleetOptions, R] | None:
-    """The options, the fleet they describe and what `run` measured on it; None (the reason
-    printed) when the benchmark gave up."""
+) -> tuple[argparse.Namespace, list[tuple[FleetOptions, R]]] | None:
+    """The options and, for each `--apps` count, the fleet it describes and what `run`
+    measured on it; None (the reason printed) when the benchmark gave up."""
     args = options_parser(f"python -m bench {name}", description).parse_args(argv)
     log_setup.configure(level="warning")
-    options = fleet_options(args)
-    try:
-        return args, options, asyncio.run(run(options))
-    except (TimeoutError, RuntimeError) as e:
-        print(f"{name}: {e}", file=sys.stderr)
-        return None
+    ran = []
+    for apps in args.apps:
+        options = fleet_options(args, apps)
+        try:
+            ran.append((options, asyncio.run(run(options))))
+        except (TimeoutError, RuntimeError) as e:
+            print(f"{name}: {e}", file=sys.stderr)
+            return None
+    return args, ran
 
 
 def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]:
