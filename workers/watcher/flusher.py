@@ -12,9 +12,14 @@ a quiet cluster's change goes out at once and a busy one's in few round trips:
    the live cache (each object encoded once per batch however often it changed);
 4. refreshes of the changes written in 2-3 (a change recorded while they were in flight
    waits for the next batch, so a comparison never runs before the live cache holds
-   what it was asked about): at most one per app per `refresh_window`, merged by level;
-   and, at most once per app per `wake_window`, for each changed app whose operation is
-   running, a SyncStep for its current step ("cluster changed") wakes a waiting step
+   what it was asked about): at most one per app per `refresh_window`, merged by level.
+   Those of an app whose operation is running are held: the operation's end publishes a
+   refresh after it is stored as ended, so once this watcher reads the operation ended
+   (or another one running), every change it held, written before it read the operation
+   running, is compared by that refresh and is dropped. A held change is sent anyway
+   after `operation_refresh_window` (a long sync still shows its progress). And, at most
+   once per app per `wake_window`, for each changed app whose operation is running, a
+   SyncStep for its current step ("cluster changed") wakes a waiting step
    (de-duplicated per step by the bus);
 5. resource trees of changed apps, at most once per app per `tree_interval`, one pipeline.
 
@@ -94,6 +99,16 @@ class _Pending:
         return f"{self.reason} (and {self.more} more changes)" if self.more else self.reason
 
 
+@dataclass(slots=True)
+class _Held:
+    """Refresh asks held while the app's operation runs."""
+
+    pending: _Pending
+    since: float
+    operation: str
+    """The operation that was running: once it is not, its end has refreshed the app."""
+
+
 class Flusher:
     def __init__(
         self, rt: Runtime, settings: WatcherSettings, sources: Sources, *, cluster: str
@@ -114,6 +129,7 @@ class Flusher:
         """Apps changed since their last wake-up check."""
         self._trees: set[AppRef] = set()
         self._last_refresh: dict[AppRef, float] = {}
+        self._held: dict[AppRef, _Held] = {}
         self._last_wake: dict[AppRef, float] = {}
         self._woken: dict[AppRef, tuple[str, int]] = {}
         """The step last woken per app: waking it again is a no-op (the step moves on when
@@ -156,6 +172,7 @@ class Flusher:
         self._wakes.discard(ref)
         self._trees.discard(ref)
         self._last_refresh.pop(ref, None)
+        self._held.pop(ref, None)
         self._last_wake.pop(ref, None)
         self._woken.pop(ref, None)
         self._last_tree.pop(ref, None)
@@ -196,6 +213,8 @@ class Flusher:
         window, interval = self._settings.refresh_window, self._settings.tree_interval
         for ref in self._asks:
             due = min(due, self._last_refresh.get(ref, -math.inf) + window)
+        for held in self._held.values():
+            due = min(due, held.since + self._settings.operation_refresh_window)
         for ref in self._wakes:
             due = min(due, self._last_wake.get(ref, -math.inf) + self._settings.wake_window)
         for ref in self._trees:
@@ -336,9 +355,61 @@ class Flusher:
             if now - self._last_refresh.get(ref, -math.inf) >= window
         }
         self._keep({ref: pending for ref, pending in ready.items() if ref not in due})
-        if due:
-            await self._send_refreshes(due, now)
-        await self._wake_operations(now)
+        wake_window = self._settings.wake_window
+        wakes = [r for r in self._wakes if now - self._last_wake.get(r, -math.inf) >= wake_window]
+        asked = due.keys() | self._held.keys() | set(wakes)
+        if not asked:
+            return
+        try:
+            running = await self._running(asked)
+        except FAILURES:
+            self._keep(due)
+            raise
+        sends = self._hold(due, running, now)
+        if sends:
+            await self._send_refreshes(sends, now)
+        await self._wake_operations(wakes, running, now)
+
+    async def _running(self, refs: Iterable[AppRef]) -> dict[AppRef, tuple[str, int | None]]:
+        """The running operation (id, current step) of each of these apps that has one."""
+        listed = list(refs)
+        async with self._rt.redis.pipeline(transaction=False) as pipe:
+            for ref in listed:
+                pipe.hmget(keys.operation(ref), "id", "step", "phase")
+            found = await pipe.execute()
+        return {
+            ref: (operation.decode(), None if step is None else int(step))
+            for ref, (operation, step, phase) in zip(listed, found, strict=True)
+            if phase in RUNNING and operation
+        }
+
+    def _hold(
+        self,
+        due: dict[AppRef, _Pending],
+        running: dict[AppRef, tuple[str, int | None]],
+        now: float,
+    ) -> dict[AppRef, _Pending]:
+        """The asks to send now; those of apps with a running operation are held."""
+        for ref, held in list(self._held.items()):
+            if ref in running and running[ref][0] == held.operation:
+                continue
+            del self._held[ref]
+            self._log.debug("refresh.covered", app=str(ref), operation=held.operation,
+                            reason=held.pending.text)  # fmt: skip
+        sends: dict[AppRef, _Pending] = {}
+        for ref, pending in due.items():
+            if ref not in running:
+                sends[ref] = pending
+            elif ref in self._held:
+                self._held[ref].pending.absorb(pending)
+            else:
+                self._held[ref] = _Held(pending, now, running[ref][0])
+        window = self._settings.operation_refresh_window
+        for ref, held in list(self._held.items()):
+            if now - held.since >= window:
+                sends[ref] = held.pending
+                del self._held[ref]
+        return sends
 
     async def _send_refreshes(self, asks: dict[AppRef, _Pending], now: float) -> None:
         for ref in asks:
@@ -358,29 +429,22 @@ class Flusher:
             self._keep({ref: pending for ref, pending in asks.items() if ref not in sent})
             raise
 
-    async def _wake_operations(self, now: float) -> None:
-        window = self._settings.wake_window
-        refs = [r for r in self._wakes if now - self._last_wake.get(r, -math.inf) >= window]
+    async def _wake_operations(
+        self,
+        refs: list[AppRef],
+        running: dict[AppRef, tuple[str, int | None]],
+        now: float,
+    ) -> None:
         if not refs:
             return
         self._wakes.difference_update(refs)
         for ref in refs:
             self._last_wake[ref] = now
-        try:
-            await self._wake_running(refs)
-        except FAILURES:
-            self._wakes.update(refs)
-            raise
-
-    async def _wake_running(self, refs: list[AppRef]) -> None:
-        async with self._rt.redis.pipeline(transaction=False) as pipe:
-            for ref in refs:
-                pipe.hmget(keys.operation(ref), "id", "step", "phase")
-            found = await pipe.execute()
-        steps: list[SyncStep] = []
-        for ref, (operation, step, phase) in zip(refs, found, strict=True):
-            if phase in RUNNING and operation and step is not None:
-                steps.append(SyncStep(ref, operation.decode(), int(step), WAKE_REASON))
+        steps = [
+            SyncStep(ref, running[ref][0], step, WAKE_REASON)
+            for ref in refs
+            if ref in running and (step := running[ref][1]) is not None
+        ]
         by_ref = {
             message.app: message
             for message in steps
@@ -394,7 +458,11 @@ class Flusher:
             self._log.debug("sync.woken", app=str(ref), operation=message.operation,
                             step=message.step)  # fmt: skip
 
-        await self._each(by_ref, wake)
+        try:
+            await self._each(by_ref, wake)
+        except FAILURES:
+            self._wakes.update(refs)
+            raise
 
     async def _write_trees(self, now: float) -> None:
         interval = self._settings.tree_interval

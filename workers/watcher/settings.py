@@ -28,6 +28,11 @@ class WatcherSettings:
     status a refresh computes is for display and drift; an operation's end refreshes on
     its own, so a longer window costs no sync latency and saves comparisons. `sluice`
     processes take it from `TimingSettings.drift_refresh_window`."""
+    operation_refresh_window: float = 10.0
+    """While an app's operation runs, changes of its objects (mostly the sync's own writes)
+    are refreshed at most once per this many seconds, and not at all once the operation
+    has ended: its end refreshes the app on its own, after every change seen while it ran.
+    So a sync costs one comparison at its end, while a long one still shows progress."""
     wake_window: float = 0.1
     """At most one sync wake-up per app per this many seconds (a waiting step re-checks the
     cluster when woken: this bounds sync latency)."""

@@ -38,7 +38,13 @@ WEB = AppRef(NAMESPACE, "web")
 
 @pytest.fixture
 def watcher_settings() -> WatcherSettings:
-    return WatcherSettings(lease_ttl=1.5, refresh_window=0.1, tree_interval=0.05, retry_delay=0.2)
+    return WatcherSettings(
+        lease_ttl=1.5,
+        refresh_window=0.1,
+        operation_refresh_window=0.3,
+        tree_interval=0.05,
+        retry_delay=0.2,
+    )
 
 
 @pytest.fixture
