@@ -13,6 +13,11 @@ up *ARGS: install
 test *ARGS: install
     rc=0; {{bin}}/python -m pytest {{ARGS}} || rc=$?; if [ $rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $rc
 
+# The chaos suite: every fault scenario over several trials (CHAOS_TRIALS, default 3, of
+# CHAOS_APPS apps, default 10; CHAOS_SEED repeats a run), then the figures per scenario.
+chaos *ARGS: install
+    {{bin}}/python -m pytest tests/chaos --chaos -q -rxXs {{ARGS}}
+
 # ruff, mypy and the import-layer contracts.
 lint: install
     {{bin}}/ruff check app workers tests bench

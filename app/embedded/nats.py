@@ -56,6 +56,9 @@ class NatsOptions:
     """Port of this member's routes (only with `cluster_name`)."""
     routes: tuple[str, ...] = ()
     """Route URLs of the other members (`nats-route://127.0.0.1:6222`)."""
+    advertise: bool = True
+    """Tell clients the other members' URLs (off: a client uses only the URLs it was
+    given, e.g. when it must go through a proxy)."""
 
 
 def find_binary() -> Path:
@@ -141,6 +144,8 @@ class NatsServer:
                 "--routes",
                 ",".join(options.routes),
             ]
+            if not options.advertise:
+                argv += ["--no_advertise"]
         process = ServerProcess("nats-server", argv, data / "nats-server.log")
         ports_file = data / f"nats-server_{process.pid}.ports"
         found: dict[str, Any] = {}
@@ -202,7 +207,13 @@ class NatsCluster:
 
     @classmethod
     def start(
-        cls, state_dir: Path, size: int = 3, *, host: str = "127.0.0.1", timeout: float = 30.0
+        cls,
+        state_dir: Path,
+        size: int = 3,
+        *,
+        host: str = "127.0.0.1",
+        timeout: float = 30.0,
+        advertise: bool = True,
     ) -> "NatsCluster":
         """Start `size` members (ports picked now, kept for restarts) and wait for JetStream."""
         name = f"sluice-{secrets.token_hex(4)}"
@@ -219,6 +230,7 @@ class NatsCluster:
                     f"nats-route://{host}:{r}" for j, (_, r) in enumerate(ports) if j != i
                 ),
                 start_timeout=timeout,
+                advertise=advertise,
             )
             for i, (client, route) in enumerate(ports)
         ]
