@@ -100,6 +100,37 @@ async def _check_resources(
             raise Forbidden(f"{where}: {permission.message}")
 
 
+async def _check_tracked(call: Call[Any, Any], app: Application, body: SyncRequest) -> None:
+    """Every resource of a selective sync must be one the app tracks (its last comparison's
+    `status.resources`); 400 naming those that match none. Before the first comparison
+    the sync itself refuses them when it is planned."""
+    if not body.resources:
+        return
+    stored = await call.rt.status.read_status(AppRef(app.namespace, app.name))
+    if stored is None:
+        return
+    tracked = stored.status.resources
+    missing = [
+        r
+        for r in body.resources
+        if not any(
+            (t.group, t.kind, t.name) == (r.group, r.kind, r.name)
+            and (not r.namespace or r.namespace == t.namespace)
+            for t in tracked
+        )
+    ]
+    if missing:
+        listed = ", ".join(
+            f"{r.group}:{r.kind}:{r.namespace + '/' if r.namespace else ''}{r.name}"
+            for r in missing
+        )
+        raise BadRequest(
+            f"resources: {listed} match none of the resources of application "
+            f"{app.namespace}/{app.name}; select resources it manages (sluice app resources "
+            f"{app.name} lists them)"
+        )
+
+
 def _check_windows(ref: AppRef, app: Application, project: AppProject, what: str) -> None:
     """Refuse a manual sync the project's sync windows block now (403)."""
     verdict = evaluate(project, app, dt.datetime.now(dt.UTC), manual=True)
@@ -162,6 +193,7 @@ async def sync_application(call: Call[AppQuery, SyncRequest]) -> OperationStarte
     project = await access.check_application(call, app)
     _check_windows(ref, app, project, "sync")
     await _check_resources(call, app, project, call.body)
+    await _check_tracked(call, app, call.body)
     return await _start(call, ref, app, _sync_operation(call, app), "sync")
 
 

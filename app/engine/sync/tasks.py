@@ -171,6 +171,25 @@ def _selected(key: ResourceKey, resources: Sequence[SyncOperationResource]) -> b
     )
 
 
+def _matches(resource: SyncOperationResource, key: ResourceKey) -> bool:
+    return _selected(key, [resource])
+
+
+def _unmatched_refusal(resources: Sequence[SyncOperationResource], known: set[ResourceKey]) -> str:
+    """Why a selective sync cannot run: the resources it names that are none of the app's
+    (neither in its manifests nor live), by name; empty when every one matched."""
+    missing = [r for r in resources if not any(_matches(r, key) for key in known)]
+    if not missing:
+        return ""
+    names = ", ".join(
+        f"{r.group}:{r.kind}:{r.namespace + '/' if r.namespace else ''}{r.name}" for r in missing
+    )
+    return (
+        f"the selected resources match none of the application's resources: {names}; "
+        "select resources the application manages (sluice app resources lists them)"
+    )
+
+
 def _crd_kinds(targets: Sequence[KubeObject]) -> set[GroupKind]:
     kinds: set[GroupKind] = set()
     for obj in targets:
@@ -216,6 +235,8 @@ class _Planner:
         self.tasks: list[SyncTask] = []
         self.prune_last: set[int] = set()
         self.claimed: set[ResourceKey] = set()
+        self.known: set[ResourceKey] = set()
+        """The key of every target, selected or not (a selective sync names some of them)."""
         self.generated: dict[tuple[str, str], int] = {}
         """How many `generateName` hooks got each name so far, by kind."""
         self.respected: IgnoreRules | None = None
@@ -294,13 +315,16 @@ class _Planner:
             return
         hook = is_hook(obj)
         if is_skip(obj) or (hook and self.skip_hooks):
-            self.claimed.add(ResourceKey.of(self.prepare(obj, SyncPhase.SYNC, hook=True)))
+            key = ResourceKey.of(self.prepare(obj, SyncPhase.SYNC, hook=True))
+            self.claimed.add(key)
+            self.known.add(key)
             return
         target_options = parse_resource_options(obj, where)
         self.warnings += target_options.problems
         for phase in sync_phases(obj):
             target = self.prepare(obj, phase, hook)
             key = ResourceKey.of(target)
+            self.known.add(key)
             if not _selected(key, self.sync.resources):
                 continue
             live = self.live_of(key)
@@ -438,5 +462,6 @@ def plan_sync(given: PlanInput) -> SyncPlan:
         sources=tuple(sync.sources if rollback else spec.sources),
         managed_namespace_metadata=policy.managed_namespace_metadata if policy else None,
         warnings=tuple(dict.fromkeys(planner.warnings)),
-        refusal=_shared_resource_refusal(given.app, planner.options),
+        refusal=_unmatched_refusal(sync.resources, planner.known | set(given.live))
+        or _shared_resource_refusal(given.app, planner.options),
     )

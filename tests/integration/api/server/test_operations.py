@@ -7,6 +7,7 @@ import pytest
 from app.bus import subjects
 from app.bus.messages import REFRESH, decode
 from app.model.operation import RevisionHistory
+from app.model.status import ApplicationStatus, ResourceStatus
 from app.model.sync import RefreshLevel, SyncStrategy
 from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
@@ -172,3 +173,32 @@ async def test_refresh_publishes_the_level(
     assert message.data is not None
     request = decode(REFRESH, message.data)
     assert request.level is level and "admin" in request.reason
+
+
+async def test_a_selective_sync_of_resources_the_app_does_not_track_is_refused_naming_them(
+    api: Client, runtime: Runtime
+) -> None:
+    await seed_app(runtime, application("shop"))
+    seq = await runtime.status.begin_comparison(REF)
+    status = ApplicationStatus(
+        resources=[ResourceStatus(kind="Deployment", name="web", group="apps", namespace="shop")]
+    )
+    await runtime.status.write_comparison(REF, seq, status)
+    body = {
+        "resources": [
+            {"group": "apps", "kind": "Deployment", "name": "web"},
+            {"group": "apps", "kind": "Deployment", "name": "wbe"},
+            {"group": "apps", "kind": "Deployment", "name": "web", "namespace": "other"},
+        ]
+    }
+    response = await api.post("/api/v1/applications/shop/sync", json=body, headers=auth())
+    assert response.status == 400, await response.text()
+    assert (await response.json())["message"] == (
+        "resources: apps:Deployment:wbe, apps:Deployment:other/web match none of the resources "
+        "of application sluice/shop; select resources it manages (sluice app resources shop "
+        "lists them)"
+    )
+    assert await runtime.operations.load(REF) is None
+    tracked_only = {"resources": body["resources"][:1]}
+    response = await api.post("/api/v1/applications/shop/sync", json=tracked_only, headers=auth())
+    assert response.status == 202, await response.text()

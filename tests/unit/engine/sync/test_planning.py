@@ -127,6 +127,24 @@ def test_selective_sync_honours_the_namespace_of_a_listed_resource() -> None:
     assert [t.key.namespace for t in plan(targets, op=op).tasks] == ["b"]
 
 
+def test_a_selective_sync_naming_resources_the_app_lacks_is_refused_naming_them() -> None:
+    targets = [obj("Deployment", "web"), obj("Service", "web")]
+    op = operation(
+        resources=[
+            {"group": "apps", "kind": "Deployment", "name": "web"},
+            {"kind": "ConfigMap", "name": "old"},
+            {"kind": "ConfigMap", "name": "nowhere", "namespace": "x"},
+            {"group": "apps", "kind": "Deployment", "name": "typo"},
+        ]
+    )
+    result = plan(targets, live=live_of(obj("ConfigMap", "old")), op=op)
+    assert result.refusal == (
+        "the selected resources match none of the application's resources: "
+        ":ConfigMap:x/nowhere, apps:Deployment:typo; select resources the application "
+        "manages (sluice app resources lists them)"
+    )
+
+
 def test_apply_strategy_runs_no_hooks() -> None:
     targets = [obj("Deployment", "web"), obj("Job", "migrate", hook="PreSync")]
     assert names(plan(targets, op=operation(strategy="apply")).tasks) == ["Sync:Deployment/web"]
