@@ -9,10 +9,14 @@ a cached render made for another cluster version is rendered again (`is_current`
 import hashlib
 import json
 import weakref
+from dataclasses import dataclass
+from pathlib import Path
 
 from app.model.app_spec import ApplicationSource
+from app.repo.access import RepoAccess
+from app.repo.helm.oci import OciChart, OciSession
 from app.repo.helm.render import HelmTarget, render_git_chart, render_repo_chart
-from app.repo.helm.repository import HelmCharts, pick_version
+from app.repo.helm.repository import ChartVersion, HelmCharts, pick_version
 from app.repo.results import ResolvedRevision
 from app.repo.service import Repositories
 from app.runtime.capabilities import Capabilities, capabilities_for
@@ -57,17 +61,83 @@ def charts_of(repos: Repositories) -> HelmCharts:
     return charts
 
 
+@dataclass(frozen=True, slots=True)
+class ChartOrigin:
+    """Where a chart source's versions and archives come from, for one app's project."""
+
+    remote: RepoAccess
+    identity: str
+    """The repository as the project sees it (the cache's name for it)."""
+    oci: OciChart | None
+    """The registry repository of an `oci://` source; None for a Helm repository."""
+
+
+async def _origin(rt: Runtime, source: ApplicationSource, field: str, project: str) -> ChartOrigin:
+    oci = None
+    url = source.repo_url
+    if url.startswith("oci://"):
+        oci = OciChart.of(url, source.chart, where=f"{field}.repoURL")
+        url = oci.credential_url
+    remote = await rt.repos.remote(url, project=project, field=field)
+    return ChartOrigin(remote, rt.repos.cache_identity(url, project=project, field=field), oci)
+
+
+async def _versions(
+    rt: Runtime, source: ApplicationSource, origin: ChartOrigin, field: str, *, fresh: bool
+) -> dict[str, list[ChartVersion]]:
+    charts = charts_of(rt.repos)
+    where = f"{field}.repoURL"
+    oci = origin.oci
+    if oci is None:
+        return await charts.index(
+            origin.remote, source.repo_url, origin.identity, fresh=fresh, what=where
+        )
+    session = OciSession(origin.remote, oci, deadline=charts.network_timeout, what=where)
+
+    async def tags() -> dict[str, list[ChartVersion]]:
+        return {source.chart: await session.versions()}
+
+    return await charts.versions(origin.identity, tags, fresh=fresh)
+
+
 async def resolve_chart(
     rt: Runtime, source: ApplicationSource, wanted: str, field: str, *, project: str, fresh: bool
 ) -> ResolvedRevision:
-    """The chart version `wanted` (targetRevision or an operation's) names in the index."""
-    remote = await rt.repos.remote(source.repo_url, project=project, field=field)
-    identity = rt.repos.cache_identity(source.repo_url, project=project, field=field)
-    index = await charts_of(rt.repos).index(
-        remote, source.repo_url, identity, fresh=fresh, what=f"{field}.repoURL"
-    )
-    entry = pick_version(index, source.chart, wanted, where=f"{field}.targetRevision")
+    """The chart version `wanted` (targetRevision or an operation's) names in the index
+    (or the registry's tags)."""
+    origin = await _origin(rt, source, field, project)
+    versions = await _versions(rt, source, origin, field, fresh=fresh)
+    entry = pick_version(versions, source.chart, wanted, where=f"{field}.targetRevision")
     return ResolvedRevision(wanted, entry.version, "", f"chart {entry.name} {entry.version}")
+
+
+async def _chart_dir(
+    rt: Runtime, source: ApplicationSource, version: str, field: str, project: str
+) -> tuple[Path, str]:
+    """The extracted chart of a chart source at `version`, and that version."""
+    origin = await _origin(rt, source, field, project)
+    charts = charts_of(rt.repos)
+    where = f"{field}.repoURL"
+    versions = await _versions(rt, source, origin, field, fresh=False)
+    entry = pick_version(versions, source.chart, version, where=f"{field}.targetRevision")
+    oci = origin.oci
+    if oci is None:
+        pass_credentials = bool((source.helm or {}).get("passCredentials"))
+        found = await charts.chart(
+            origin.remote,
+            source.repo_url,
+            origin.identity,
+            entry,
+            pass_credentials=pass_credentials,
+            what=where,
+        )
+        return found, entry.version
+    session = OciSession(origin.remote, oci, deadline=charts.network_timeout, what=where)
+
+    async def fetch() -> bytes:
+        return await session.archive(entry.version, charts.settings.max_chart_bytes)
+
+    return await charts.extracted(origin.identity, entry, fetch, what=where), entry.version
 
 
 async def render_helm(
@@ -84,26 +154,13 @@ async def render_helm(
     )
     settings = rt.repos.settings.helm
     if is_repo_chart(source):
-        remote = await rt.repos.remote(source.repo_url, project=ctx.project, field=field)
-        identity = rt.repos.cache_identity(source.repo_url, project=ctx.project, field=field)
+        chart_dir, version = await _chart_dir(rt, source, commit, field, ctx.project)
         charts = charts_of(rt.repos)
-        where = f"{field}.repoURL"
-        index = await charts.index(remote, source.repo_url, identity, fresh=False, what=where)
-        entry = pick_version(index, source.chart, commit, where=f"{field}.targetRevision")
-        pass_credentials = bool((source.helm or {}).get("passCredentials"))
-        chart_dir = await charts.chart(
-            remote,
-            source.repo_url,
-            identity,
-            entry,
-            pass_credentials=pass_credentials,
-            what=where,
-        )
         rendered = await render_repo_chart(
             rt.repos,
             chart_dir,
             source,
-            entry.version,
+            version,
             target,
             field=field,
             project=ctx.project,

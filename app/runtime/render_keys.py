@@ -19,10 +19,12 @@ records them and the render worker renders again when they change.
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from app.model.app_spec import ApplicationSource
 from app.model.application import Application
 from app.repo.errors import RepoError
+from app.repo.helm.oci import OciChart
 from app.repo.helm.render import RefCommit
 from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
@@ -73,7 +75,11 @@ def source_key(
     """The key `source`'s render at `commit` is stored under. `helm`: whether to key it as
     a Helm render (None: as its spec declares). Errors are RepoErrors (a repository URL
     that does not parse, a refused Secret) or ValueError (a commit that is no SHA)."""
-    identity = rt.repos.cache_identity(source.repo_url, project=app.spec.project, field=field)
+    url = source.repo_url
+    if url.startswith("oci://"):
+        url = OciChart.of(url, source.chart, where=f"{field}.repoURL").credential_url
+        source = replace(source, repo_url=url)
+    identity = rt.repos.cache_identity(url, project=app.spec.project, field=field)
     if source.chart:
         # A Helm repository chart's revision is its version: the key names it by digest.
         commit = hashlib.sha256(f"{source.chart}\0{commit}".encode()).hexdigest()

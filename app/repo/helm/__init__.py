@@ -8,9 +8,10 @@ What this package decides, and why:
 - **What the render is told** (options.py, values.py, render.py): every `source.helm`
   field Argo CD has, with Argo CD's precedence and path rules, the app's build
   environment, and `.Capabilities` of the destination cluster.
-- **Where charts come from**: a Git checkout (render.py), or a Helm repository's index
-  and archive (repository.py, archive.py), fetched with the repositories' own
-  credentials, sent only to the chart repository's host unless `passCredentials`.
+- **Where charts come from**: a Git checkout (render.py), a Helm repository's index and
+  archive (repository.py, archive.py) or an OCI registry (oci.py), fetched with the
+  repositories' own credentials, sent only to the chart repository's host unless
+  `passCredentials`; missing dependencies likewise (dependencies.py).
 - **What stays out**: value files and file parameters outside the checkout (or a `ref`
   source's checkout), remote value files, more value bytes than the settings allow, chart
   archives that are too big, hold too many files, or have entries or links leaving their

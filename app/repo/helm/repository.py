@@ -24,7 +24,7 @@ import hashlib
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -181,8 +181,13 @@ def pick_version(
     return by_version[best.tag]
 
 
+Loader = Callable[[], Awaitable[dict[str, list[ChartVersion]]]]
+Fetcher = Callable[[], Awaitable[bytes]]
+
+
 class HelmCharts:
-    """Indexes (briefly) and extracted chart versions (on disk) of every Helm repository."""
+    """Version lists (briefly, in memory) and extracted chart versions (on disk) of every
+    Helm repository and OCI registry."""
 
     def __init__(self, root: Path, settings: HelmSettings, *, network_timeout: float) -> None:
         self._root = root
@@ -192,29 +197,47 @@ class HelmCharts:
         self._loading: SingleFlight[str, dict[str, list[ChartVersion]]] = SingleFlight()
         self._extracting: SingleFlight[str, Path] = SingleFlight()
 
-    async def index(
-        self, remote: RepoAccess, repo_url: str, identity: str, *, fresh: bool, what: str
+    @property
+    def settings(self) -> HelmSettings:
+        return self._settings
+
+    @property
+    def network_timeout(self) -> float:
+        return self._timeout
+
+    async def versions(
+        self, identity: str, load: Loader, *, fresh: bool
     ) -> dict[str, list[ChartVersion]]:
+        """The charts and versions `identity` lists, from memory for `index_ttl` seconds."""
         cached = self._indexes.get(identity)
         if cached is not None and not fresh and time.monotonic() < cached[0]:
             return cached[1]
 
+        async def loaded() -> dict[str, list[ChartVersion]]:
+            found = await load()
+            self._indexes[identity] = (time.monotonic() + self._settings.index_ttl, found)
+            return found
+
+        return await self._loading.run(identity, loaded)
+
+    async def index(
+        self, remote: RepoAccess, repo_url: str, identity: str, *, fresh: bool, what: str
+    ) -> dict[str, list[ChartVersion]]:
+        """A Helm repository's `index.yaml`, parsed."""
+
         async def load() -> dict[str, list[ChartVersion]]:
-            url = repo_url.rstrip("/") + "/index.yaml"
             data = await _get(
                 remote,
                 repo_url,
-                url,
+                repo_url.rstrip("/") + "/index.yaml",
                 pass_credentials=False,
                 max_bytes=self._settings.max_index_bytes,
                 deadline=self._timeout,
                 what=f"{what} (index.yaml)",
             )
-            parsed = await asyncio.to_thread(_parse_index, data, what)
-            self._indexes[identity] = (time.monotonic() + self._settings.index_ttl, parsed)
-            return parsed
+            return await asyncio.to_thread(_parse_index, data, what)
 
-        return await self._loading.run(identity, load)
+        return await self.versions(identity, load, fresh=fresh)
 
     async def chart(
         self,
@@ -226,23 +249,17 @@ class HelmCharts:
         pass_credentials: bool,
         what: str,
     ) -> Path:
-        """The extracted chart directory of `entry` (shared: copy before changing it)."""
-        key = hashlib.sha256(f"{identity}\0{entry.name}\0{entry.version}".encode()).hexdigest()
-        place = self._root / key[:32]
-        done = place / "chart"
-        if done.is_dir():
-            return chart_root(done, what)
+        """The extracted chart of an index entry (shared: copy before changing it)."""
 
-        async def extract() -> Path:
+        async def fetch() -> bytes:
             if not entry.urls:
                 raise RenderError(
                     f"{what}: the index lists no URL for {entry.name} {entry.version}"
                 )
-            url = urljoin(repo_url.rstrip("/") + "/", entry.urls[0])
             data = await _get(
                 remote,
                 repo_url,
-                url,
+                urljoin(repo_url.rstrip("/") + "/", entry.urls[0]),
                 pass_credentials=pass_credentials,
                 max_bytes=self._settings.max_chart_bytes,
                 deadline=self._timeout,
@@ -253,8 +270,23 @@ class HelmCharts:
                     f"{what}: {entry.name}-{entry.version}.tgz does not match the digest its "
                     "index lists; the repository may be in the middle of an update"
                 )
+            return data
+
+        return await self.extracted(identity, entry, fetch, what=what)
+
+    async def extracted(
+        self, identity: str, entry: ChartVersion, fetch: Fetcher, *, what: str
+    ) -> Path:
+        """The chart directory of `entry`, extracted once from what `fetch` downloads."""
+        key = hashlib.sha256(f"{identity}\0{entry.name}\0{entry.version}".encode()).hexdigest()
+        place = self._root / key[:32]
+        if (place / "chart").is_dir():
+            return chart_root(place / "chart", what)
+
+        async def extract() -> Path:
+            data = await fetch()
             await asyncio.to_thread(self._unpack, data, place, what)
-            return chart_root(done, what)
+            return chart_root(place / "chart", what)
 
         return await self._extracting.run(key, extract)
 

@@ -4,19 +4,22 @@ repository Secret, credentials kept to the repository's host, and every archive 
 import gzip
 import io
 import tarfile
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from app.model.repository_secret import RepoCreds
-from app.repo.credentials import CredentialStore, RepoCredential
+from app.repo.credentials import CredentialStore, RepoCredential, RepoKind
 from app.runtime.manifests import ManifestsError, manifests_for
 from app.runtime.runtime import Runtime
 from tests.integration.workers.render.conftest import register, source
 from tests.support.gitrepo import GitRepo
 from tests.support.helm_charts import shop_chart
 from tests.support.helm_repo import HelmRepoServer, helm_repo, other_host, package
+from tests.support.keys import HOST, CertificateAuthority
+from tests.support.oci_registry import OciRegistry
 
 __all__ = ["helm_repo", "other_host"]
 
@@ -282,3 +285,61 @@ async def test_remote_value_files_are_read_only_when_the_operator_allows_them(
     cm = next(o for o in result.manifests if o["metadata"]["name"] == "web-shop")
     assert cm["data"]["colour"] == "navy"
     assert other_host.seen == [("/charts/prod.yaml", None)]
+
+
+@pytest.fixture
+async def registry(test_ca: CertificateAuthority) -> AsyncIterator[OciRegistry]:
+    async for running in OciRegistry(test_ca, passwords={"robot": PASSWORD}).serve():
+        yield running
+
+
+async def test_a_chart_from_an_oci_registry_renders_with_a_registry_token(
+    runtime: Runtime, registry: OciRegistry, test_ca: CertificateAuthority
+) -> None:
+    for version in ("1.0.0", "1.2.0+build.7", "2.0.0"):
+        registry.push("charts/shop", version, package(shop_chart("", version=version), "shop"))
+    await runtime.repos.update_trust("", {HOST: test_ca.cert_pem})
+    runtime.repos.update_credentials(
+        CredentialStore(
+            [
+                RepoCredential(
+                    f"{registry.base}/charts",
+                    RepoCreds(username="robot", password=PASSWORD),
+                    kind=RepoKind.TEMPLATE,
+                    source="repository Secret sluice/registry",
+                )
+            ]
+        )
+    )
+    app = await register(
+        runtime,
+        "web",
+        {"repoURL": registry.url("charts"), "chart": "shop", "targetRevision": "~1"},
+    )
+
+    result = await manifests_for(runtime, app)
+
+    assert result.revisions == ("1.2.0+build.7",)
+    assert result.sources[0].rendered.extra["chart"] == "shop-1.2.0+build.7"
+    assert "ConfigMap/web-shop" in names(result.manifests)
+    paths = [path for path, _auth in registry.seen]
+    assert "/v2/charts/shop/manifests/1.2.0_build.7" in paths
+    token_asks = [auth for path, auth in registry.seen if path.startswith("/token")]
+    assert token_asks and all(a is not None and a.startswith("Basic ") for a in token_asks)
+
+
+async def test_an_oci_registry_without_credentials_says_what_to_add(
+    runtime: Runtime, registry: OciRegistry, test_ca: CertificateAuthority
+) -> None:
+    registry.push("charts/shop", "1.0.0", package(shop_chart(""), "shop"))
+    await runtime.repos.update_trust("", {HOST: test_ca.cert_pem})
+    app = await register(
+        runtime,
+        "web",
+        {"repoURL": registry.url("charts"), "chart": "shop", "targetRevision": "1.0.0"},
+    )
+
+    with pytest.raises(ManifestsError) as info:
+        await manifests_for(runtime, app)
+
+    assert "token service answered HTTP 401; add or fix a repository Secret" in info.value.message
