@@ -322,14 +322,17 @@ class Cluster:
         field_manager: str = FIELD_MANAGER,
         field_validation: FieldValidation | None = None,
         time_limit: float | None = None,
+        migrate: bool = False,
     ) -> KubeObject:
         """Make the live object match `obj`, creating it if absent; returns the result.
 
         SERVER_SIDE: server-side apply as `field_manager`; `force` takes over fields other
         managers own (else Conflict naming them). CLIENT_SIDE: kubectl's apply: store `obj`
         in the last-applied annotation and send the three-way patch between the previous
-        annotation, `obj` and the live object, so fields dropped from `obj` are removed.
-        `field_validation` goes with every write (None: the server's default).
+        annotation, `obj` and the live object, so fields dropped from `obj` are removed;
+        `migrate` (ClientSideApplyMigration) takes Argo CD's server-side fields as the
+        previous annotation when there is none. `field_validation` goes with every write
+        (None: the server's default).
         """
         target = self._object_target(obj, "apply")
         async with self._resolved(target, time_limit) as rt:
@@ -345,7 +348,9 @@ class Cluster:
                     content_type=PatchType.APPLY.value,
                 )
             else:
-                result = await self._client_side_apply(rt, obj, path, target, query)
+                result = await self._client_side_apply(
+                    rt, obj, path, target, query, migrate=migrate
+                )
             self._after_write(rt, dry_run)
             return result
 
@@ -356,6 +361,8 @@ class Cluster:
         path: str,
         target: Target,
         query: Params,
+        *,
+        migrate: bool,
     ) -> KubeObject:
         modified = last_applied.annotate(obj)
         try:
@@ -365,7 +372,7 @@ class Cluster:
         except NotFound:
             return await self._post(rt, modified, replace(target, verb="create"), query)
         try:
-            patch, patch_type = last_applied.three_way_patch(modified, current)
+            patch, patch_type = last_applied.three_way_patch(modified, current, migrate=migrate)
         except PatchError as e:
             raise Invalid(f"cannot compute the apply patch: {e}", target=target) from e
         if not patch:

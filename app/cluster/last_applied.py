@@ -17,6 +17,7 @@ from app.engine.merge import (
     create_three_way_strategic_patch,
     supports_strategic_merge,
 )
+from app.engine.sync.csa_migration import original_from_managers
 from app.model.annotations import LAST_APPLIED
 from app.model.resource import KubeObject, annotations
 
@@ -58,12 +59,20 @@ def previous(current: KubeObject) -> KubeObject | None:
     return original if isinstance(original, dict) else None
 
 
-def three_way_patch(modified: KubeObject, current: KubeObject) -> tuple[dict[str, Any], PatchType]:
+def three_way_patch(
+    modified: KubeObject, current: KubeObject, *, migrate: bool = False
+) -> tuple[dict[str, Any], PatchType]:
     """The patch taking `current` to `modified` (an `annotate`d manifest), and its type.
 
-    An empty patch means the live object already matches: nothing needs sending. A
-    manifest the patch cannot be computed for raises `PatchError` (a ValueError).
+    With `migrate` (ClientSideApplyMigration), an object without the annotation that Argo
+    CD server-side applied takes as original what Argo CD's manager owns
+    (`app.engine.sync.csa_migration.original_from_managers`). An empty patch means the
+    live object already matches: nothing needs sending. A manifest the patch cannot be
+    computed for raises `PatchError` (a ValueError).
     """
     gvk = GroupVersionKind.of(modified)
-    patch = create_three_way_strategic_patch(previous(current), modified, current, gvk)
+    original = previous(current)
+    if original is None and migrate:
+        original = original_from_managers(current)
+    patch = create_three_way_strategic_patch(original, modified, current, gvk)
     return patch, PatchType.STRATEGIC if supports_strategic_merge(gvk) else PatchType.MERGE

@@ -33,12 +33,15 @@ client's error text: the call, the server's reason, what to do), never an except
 """
 
 import asyncio
+import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from app import log
 from app.cluster import (
+    FIELD_MANAGER,
     ApplyMode,
     Cluster,
     ClusterError,
@@ -61,8 +64,10 @@ from app.engine.sync import (
     RemoveHookFinalizer,
 )
 from app.engine.sync import ApplyMode as TaskMode
+from app.engine.sync.csa_migration import migrated_managed_fields
 from app.model.resource import KubeObject, ResourceKey, metadata
 from app.model.sync import Propagation
+from app.model.timestamps import format_time
 
 logger = log.get("executor")
 
@@ -179,10 +184,12 @@ class Executor:
         dry_run: bool,
         validate: bool = True,
         existed: bool = True,
+        migrate: bool = False,
     ) -> KubeObject:
         """Send the object as `mode` says. One that did not exist when the sync was planned
         is created with one request (client-side apply would read it first to find it
-        missing); if it exists after all, the full write follows."""
+        missing); if it exists after all, the full write follows. `migrate`
+        (ClientSideApplyMigration) takes over the fields Argo CD's managers own first."""
         limit = self._timeout
         checks = _validation(validate)
         if not existed and mode is not TaskMode.SERVER_SIDE:
@@ -199,6 +206,8 @@ class Executor:
                 obj, dry_run=dry_run, field_validation=checks, time_limit=limit
             )
         if mode is TaskMode.SERVER_SIDE:
+            if migrate and existed and not dry_run:
+                await self._take_over(obj, field_manager)
             return await self._cluster.apply(
                 obj,
                 mode=ApplyMode.SERVER_SIDE,
@@ -215,6 +224,7 @@ class Executor:
                 dry_run=dry_run,
                 field_validation=checks,
                 time_limit=limit,
+                migrate=migrate,
             )
         except Conflict as e:
             if not _already_exists(e):
@@ -228,6 +238,44 @@ class Executor:
             field_validation=checks,
             time_limit=limit,
         )
+
+    async def _take_over(self, obj: KubeObject, field_manager: str) -> None:
+        """Fold the managedFields of Argo CD's and kubectl's managers into Sluice's Apply
+        entry before a server-side apply (ClientSideApplyMigration), guarded by the
+        object's resourceVersion; an object changed or gone meanwhile is left to the
+        apply (its next sync migrates it)."""
+        key = ResourceKey.of(obj)
+        api_version = str(obj.get("apiVersion") or "")
+        limit = self._timeout
+        try:
+            live = await self._cluster.get(
+                api_version, key.kind, key.name, key.namespace, time_limit=limit
+            )
+        except NotFound:
+            return
+        now = format_time(dt.datetime.now(dt.UTC))
+        managed = migrated_managed_fields(live, manager=field_manager or FIELD_MANAGER, now=now)
+        if managed is None:
+            return
+        version = str(metadata(live).get("resourceVersion") or "")
+        patch: list[dict[str, Any]] = [
+            {"op": "test", "path": "/metadata/resourceVersion", "value": version},
+            {"op": "replace", "path": "/metadata/managedFields", "value": managed},
+        ]
+        try:
+            await self._cluster.patch(
+                api_version,
+                key.kind,
+                key.name,
+                patch,
+                namespace=key.namespace,
+                patch_type=PatchType.JSON,
+                time_limit=limit,
+            )
+        except (Conflict, Invalid, NotFound) as e:
+            logger.info("apply.migration_skipped", object=str(key), reason=str(e))
+            return
+        logger.info("apply.migrated", object=str(key), manager=field_manager or FIELD_MANAGER)
 
     def _verb(self, action: Apply | DryRun) -> str:
         return "configured" if self._existed(action.task_id) else "created"
@@ -259,6 +307,7 @@ class Executor:
                 dry_run=False,
                 validate=action.validate,
                 existed=self._existed(action.task_id),
+                migrate=action.migrate,
             )
         except (Invalid, Conflict) as e:
             if not action.force:

@@ -61,6 +61,8 @@ class Apply(ActionBase):
     mode: ApplyMode
     force: bool
     validate: bool
+    migrate: bool = True
+    """ClientSideApplyMigration (`app.engine.sync.csa_migration`)."""
     field_manager: str = FIELD_MANAGER
 
 

@@ -59,6 +59,7 @@ _KNOWN: dict[str, tuple[tuple[str, ...], Scope]] = {
     "RespectIgnoreDifferences": (_BOOL, Scope.APP),
     "Delete": (("true", "false", "confirm"), Scope.APP | Scope.RESOURCE),
     "SkipDryRunOnMissingResource": (_BOOL, Scope.APP | Scope.RESOURCE),
+    "ClientSideApplyMigration": (_BOOL, Scope.APP | Scope.RESOURCE),
 }
 KNOWN_OPTIONS = tuple(_KNOWN)
 """Every option key Sluice acts on, in the order of SEMANTICS §3."""
@@ -77,6 +78,7 @@ _FIELD = {
     "RespectIgnoreDifferences": "respect_ignore_differences",
     "Delete": "delete",
     "SkipDryRunOnMissingResource": "skip_dry_run_on_missing_resource",
+    "ClientSideApplyMigration": "client_side_apply_migration",
 }
 _ENUMS: dict[str, type[enum.Enum]] = {
     "Prune": PruneMode,
@@ -102,6 +104,7 @@ class SyncOptions:
     respect_ignore_differences: bool | None = None
     delete: DeleteMode | None = None
     skip_dry_run_on_missing_resource: bool | None = None
+    client_side_apply_migration: bool | None = None
     unknown: tuple[str, ...] = ()
     """Options kept verbatim that Sluice does not act on."""
     problems: tuple[str, ...] = field(default=())
@@ -223,6 +226,15 @@ class OptionScopes:
         return bool(
             self.app.skip_dry_run_on_missing_resource
             or self.target.skip_dry_run_on_missing_resource
+        )
+
+    @property
+    def client_side_apply_migration(self) -> bool:
+        """On unless the app or the resource says `ClientSideApplyMigration=false`
+        (`app.engine.sync.csa_migration`)."""
+        return (
+            self.app.client_side_apply_migration is not False
+            and self.target.client_side_apply_migration is not False
         )
 
     @property

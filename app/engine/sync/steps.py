@@ -92,7 +92,12 @@ def _action(state: SyncState, record: InFlight) -> Action:
             )
         case Verb.APPLY:
             return Apply(
-                **common, object=target, mode=task.mode, force=task.force, validate=task.validate
+                **common,
+                object=target,
+                mode=task.mode,
+                force=task.force,
+                validate=task.validate,
+                migrate=task.migrate,
             )
         case Verb.CREATE_NAMESPACE:
             return CreateNamespace(**common, object=target, mode=task.mode)

@@ -50,6 +50,8 @@ class SyncTask:
     mode: ApplyMode = ApplyMode.APPLY
     force: bool = False
     validate: bool = True
+    migrate: bool = True
+    """ClientSideApplyMigration: take over Argo CD's fields before writing."""
     skip_dry_run: bool = False
     prune_mode: PruneMode = PruneMode.ENABLED
     creates_namespace: bool = False

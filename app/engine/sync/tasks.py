@@ -344,6 +344,7 @@ class _Planner:
                     mode=_mode(scopes),
                     force=self.force or scopes.force,
                     validate=scopes.validate,
+                    migrate=scopes.client_side_apply_migration,
                     skip_dry_run=scope is None,
                     live_uid=str(metadata(live).get("uid") or "") if live else "",
                     skip_reason=self.skip_reason(key, hook, live),
