@@ -58,6 +58,8 @@ class StackOptions:
     metrics_port: int = -1
     """Port of the unauthenticated metrics endpoint (0: any free port, -1: none)."""
     timing: TimingSettings = field(default_factory=TimingSettings)
+    plugins_dir: Path | None = None
+    """Config Management Plugins of the render worker (Settings.plugins_dir)."""
 
 
 class Stack:
@@ -122,6 +124,7 @@ class Stack:
             timing=opts.timing,
             state_dir=self.state_dir,
             allow_local_repos=True,
+            plugins_dir=opts.plugins_dir,
         )
         self.runtime = await self._stack.enter_async_context(Runtime.open(settings))
         for name in opts.workers:

@@ -58,6 +58,14 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     parser.add_argument("--redis-url", default="", help="use this Redis (or REDIS_URL) instead")
     parser.add_argument("--no-examples", action="store_true", help="do not add the example apps")
     parser.add_argument(
+        "--plugins-dir",
+        type=Path,
+        default=Path(os.environ["SLUICE_PLUGINS_DIR"])
+        if os.environ.get("SLUICE_PLUGINS_DIR")
+        else None,
+        help="Config Management Plugins, one <plugin>/plugin.yaml each (SLUICE_PLUGINS_DIR)",
+    )
+    parser.add_argument(
         "--controller-delay",
         type=float,
         default=1.0,
@@ -94,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         nats_url=args.nats_url,
         redis_url=args.redis_url,
         controller_delay=args.controller_delay,
+        plugins_dir=args.plugins_dir,
     )
     try:
         return asyncio.run(_up(options, args))

@@ -8,8 +8,9 @@ Applications with equal hashes at the same commit get the same manifests. The ve
 prefix lets a change to rendering invalidate every cached entry at once.
 
 A render that sees the build environment (`${ARGOCD_APP_NAME}`… in Jsonnet variables, or
-any plugin, which gets them all) depends on the app too: `uses_build_env` says so, and the
-caller passes the app's instance name as `app_context`, so two apps never share it.
+a declared plugin, which gets them all) depends on the app too: `uses_build_env` says so,
+and the caller passes the app's instance name as `app_context`, so two apps never share
+it. Every reader of the cache keys through `app.runtime.render_keys.source_key`.
 """
 
 import hashlib
@@ -30,16 +31,14 @@ def normalize_source_path(path: str) -> str:
     return cleaned or "."
 
 
-def uses_build_env(source: ApplicationSource, *, plugins: bool) -> bool:
+def uses_build_env(source: ApplicationSource) -> bool:
     """Whether the source's render may differ between apps (see the module docstring).
 
-    With `plugins` (the render host has plugins) a source that declares no type may be
-    taken by a discovered plugin, so it counts too."""
+    Decided from the Application alone, so the render worker, the compare stage and the
+    API compute the same key in any process, whatever plugins a host has."""
     if source.plugin is not None:
         return True
-    if source.directory is not None:
-        return "$" in json.dumps(source.directory.jsonnet)
-    return plugins and not (source.chart or source.helm or source.kustomize)
+    return source.directory is not None and "$" in json.dumps(source.directory.jsonnet)
 
 
 def source_hash(source: ApplicationSource, *, app_context: str = "") -> str:

@@ -83,8 +83,7 @@ def source_key(
     if source.chart:
         # A Helm repository chart's revision is its version: the key names it by digest.
         commit = hashlib.sha256(f"{source.chart}\0{commit}".encode()).hexdigest()
-    plugins = rt.repos.settings.plugins_dir is not None
-    context = rt.instance_name(app) if uses_build_env(source, plugins=plugins) else ""
+    context = rt.instance_name(app) if uses_build_env(source) else ""
     if _declared_helm(source) if helm is None else helm:
         context = f"{context}\nhelm:{helm_context(rt, app, refs)}"
     return ManifestKey(identity, commit, source_hash(source, app_context=context))
