@@ -17,7 +17,8 @@ authentication, the JSON-only rule for changes, and the request deadline.
   changes something must come from this origin: one whose `Sec-Fetch-Site` says another
   site sent it, or whose `Origin` names another host, is refused (403).
 - Deadline: a request (its cluster, Redis and NATS calls) gets `request_timeout` seconds;
-  event streams are exempt (they are long-lived by design and send heartbeats).
+  event streams are exempt (they are long-lived by design and send heartbeats), and so is
+  the webhook, which bounds each of its steps itself (a slow body is its 408, not a 504).
 """
 
 import asyncio
@@ -206,7 +207,7 @@ async def json_only_middleware(request: web.Request, handler: Handler) -> web.St
 @web.middleware
 async def deadline_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     route = _route(request)
-    if route is not None and route.streaming:
+    if (route is not None and route.streaming) or request.path == WEBHOOK_PATH:
         return await handler(request)
     async with asyncio.timeout(request.app[SETTINGS].request_timeout):
         return await handler(request)

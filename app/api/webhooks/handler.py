@@ -1,10 +1,15 @@
 """`POST /api/webhook`: from a Git host's request to refresh requests on the bus.
 
 `webhook_routes(settings, publisher, apps)` returns the route the API server mounts. Each
-request goes through, in order: method (405), provider headers (400), in-flight bound
-(503), body size and deadline (413, 408), the provider's authentication (401), payload
-(400; pings answered 200 and ignored), listing Applications (503), matching, and one
-`RefreshRequest` at level `latest` per matched app (503 when the bus is unavailable).
+request goes through, in order: method (405), provider headers (400), body size, deadline
+and the bytes all bodies being read may hold together (413, 408, 503), the provider's
+authentication (401), the in-flight bound (503), payload (400; pings answered 200 and
+ignored), listing Applications (503), matching, and one `RefreshRequest` at level
+`latest` per matched app (503 when the bus is unavailable). A request takes one of the
+in-flight slots only once authenticated, so unauthenticated senders, however slow or
+many, never keep a signed push out; what they can hold is bounded in bytes
+(`max_reading_bytes`) and time (`read_timeout`). The webhook bounds its own steps, so
+the API's request deadline does not apply to it (a slow body is 408, not 504).
 The answer is 200 with the number of apps matched. A refused request's unread body is
 never read: the response closes the connection.
 
@@ -26,7 +31,7 @@ from structlog.typing import FilteringBoundLogger
 from app import log
 from app.api.metrics import WEBHOOK_REFRESHES, WEBHOOK_REQUESTS
 from app.api.webhooks import payload
-from app.api.webhooks.body import read_body
+from app.api.webhooks.body import ByteBudget, read_body
 from app.api.webhooks.errors import (
     MethodNotAllowed,
     Unauthorized,
@@ -107,6 +112,9 @@ class WebhookHandler:
         self.publisher = publisher
         self.apps = apps
         self.in_flight = 0
+        """Authenticated webhooks being handled (bounded by `max_in_flight`)."""
+        self.reading = ByteBudget(settings.max_reading_bytes)
+        """Bytes held by the bodies being read, before anyone is authenticated."""
 
     def warn_unchecked(self) -> None:
         """Log once which providers accept requests without checking who sent them."""
@@ -134,13 +142,21 @@ class WebhookHandler:
                     "X-Hook-UUID, X-Vss-Activityid, X-Gitea-Event, X-Gogs-Event): point only "
                     "Git host push webhooks at this URL"
                 )
+            log_.info("webhook.received", content_length=request.content_length)
+            body = await read_body(
+                request,
+                limit=self.settings.max_body_bytes,
+                deadline=self.settings.read_timeout,
+                budget=self.reading,
+            )
+            provider.authenticate(self.settings, request.headers, body)
             if self.in_flight >= self.settings.max_in_flight:
                 raise Unavailable(
                     f"{self.in_flight} webhooks are being handled, the most at once; retry later"
                 )
             self.in_flight += 1
             try:
-                response, outcome = await self._process(request, provider, delivery, log_)
+                response, outcome = await self._process(request, provider, body, delivery, log_)
             finally:
                 self.in_flight -= 1
         except WebhookError as e:
@@ -162,13 +178,13 @@ class WebhookHandler:
         return response
 
     async def _process(
-        self, request: web.Request, provider: Provider, delivery: str, log_: FilteringBoundLogger
+        self,
+        request: web.Request,
+        provider: Provider,
+        body: bytes,
+        delivery: str,
+        log_: FilteringBoundLogger,
     ) -> tuple[web.Response, str]:
-        log_.info("webhook.received", content_length=request.content_length)
-        body = await read_body(
-            request, limit=self.settings.max_body_bytes, deadline=self.settings.read_timeout
-        )
-        provider.authenticate(self.settings, request.headers, body)
         event = provider.parse(request.headers, payload.decode(body))
         answer: dict[str, Any] = {"provider": provider.name, "event": event.event}
         answer["delivery"] = delivery

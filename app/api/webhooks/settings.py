@@ -18,6 +18,7 @@ Limits come from the environment only.
 | gitea_secret | webhook.gitea.secret | SLUICE_WEBHOOK_GITEA_SECRET |
 | max_body_bytes | - | SLUICE_WEBHOOK_MAX_BODY_BYTES |
 | max_in_flight | - | SLUICE_WEBHOOK_MAX_IN_FLIGHT |
+| max_reading_bytes | - | SLUICE_WEBHOOK_MAX_READING_BYTES |
 | read_timeout | - | SLUICE_WEBHOOK_READ_TIMEOUT |
 | apps_timeout | - | SLUICE_WEBHOOK_APPS_TIMEOUT |
 
@@ -63,7 +64,10 @@ class WebhookSettings:
     max_body_bytes: int = 10 * MIB
     """Largest body accepted (default 10 MiB); larger is 413, checked while streaming."""
     max_in_flight: int = 64
-    """Webhooks handled at once; more are answered 503 at once, never queued."""
+    """Authenticated webhooks handled at once; more are answered 503 at once, never queued."""
+    max_reading_bytes: int = 64 * MIB
+    """Bytes all webhook bodies being read may hold together, before their senders are
+    authenticated (default 64 MiB); a body that would pass it is 503."""
     read_timeout: float = 30.0
     """Seconds the whole body may take to arrive (408 after)."""
     apps_timeout: float = 10.0
@@ -94,6 +98,7 @@ MAX_BODY_CEILING = 1024 * MIB
 _LIMITS: dict[str, tuple[str, Callable[[str], float], float, float]] = {
     "max_body_bytes": ("SLUICE_WEBHOOK_MAX_BODY_BYTES", int, 1024, MAX_BODY_CEILING - 1),
     "max_in_flight": ("SLUICE_WEBHOOK_MAX_IN_FLIGHT", int, 1, 100_000),
+    "max_reading_bytes": ("SLUICE_WEBHOOK_MAX_READING_BYTES", int, 1024, 16 * MAX_BODY_CEILING),
     "read_timeout": ("SLUICE_WEBHOOK_READ_TIMEOUT", float, 0.1, 3600),
     "apps_timeout": ("SLUICE_WEBHOOK_APPS_TIMEOUT", float, 0.1, 3600),
 }

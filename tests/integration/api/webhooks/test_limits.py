@@ -252,3 +252,33 @@ def test_providers_without_a_secret_are_warned_about_in_one_line_at_start() -> N
         ["azuredevops", "bitbucket", "bitbucketserver", "gitlab"]
     ]
     assert all(e["log_level"] == "warning" for e in logs)
+
+
+async def _half_sent(host: str, port: int, headers: dict[str, str]) -> asyncio.StreamWriter:
+    """A POST that declares a body and sends only its first bytes (then waits)."""
+    _, writer = await asyncio.open_connection(host, port)
+    lines = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    writer.write(
+        f"POST /api/webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n{lines}\r\n{{".encode()
+    )
+    await writer.drain()
+    return writer
+
+
+async def test_unauthenticated_bodies_being_read_take_no_slot_from_a_signed_push(
+    start_webhook: Start, ready_bus: Bus
+) -> None:
+    client = await start_webhook(GITHUB.settings(max_in_flight=2), fleet(GITHUB.repo_url))
+    host, port = str(client.server.host), int(client.server.port or 0)
+    stalled = [
+        await _half_sent(host, port, {"X-GitHub-Event": "push", "X-Hub-Signature-256": "x"})
+        for _ in range(8)
+    ]
+    try:
+        body, headers = GITHUB.request(GITHUB.payload(), SECRET)
+        signed = await client.post("/api/webhook", data=body, headers=headers)
+        assert signed.status == 200, await signed.text()
+        assert set(await refreshes(ready_bus)) == expected(GITHUB, "refs/heads/main")
+    finally:
+        for writer in stalled:
+            writer.transport.abort()
