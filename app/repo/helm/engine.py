@@ -1,5 +1,10 @@
 """The one door to Helm itself: render a chart directory in a bounded child process.
 
+A `helm` binary on PATH is preferred (it is what Argo CD runs): `helm template` with the
+same inputs as argv, values and file parameters in private files. Without one, the
+binding below renders in `app.repo.helm.child`. Either way the process gets the bounds
+below.
+
 The chart engine is Helm's own Go SDK through the `helm-python-sdk` binding (see
 docs/decisions.md for why), never a re-implementation of Go templates. It is loaded only
 in a child process (`app.repo.helm.child`), so a panic, a runaway template or a leak
@@ -12,16 +17,19 @@ rlimit does not work here: Go's runtime reserves address space unpredictably and
 fails to start under one now and then.)
 """
 
+import asyncio
 import json
 import os
+import shutil
 import sys
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from app import log
 from app.engine.redact import redact_text
 from app.repo.errors import LimitExceeded, RenderError
-from app.repo.process import run_process
+from app.repo.process import Finished, run_process
 
 logger = log.get("repo.helm")
 
@@ -77,22 +85,74 @@ def _shown(text: str, root: Path) -> str:
     return redact_text(" ".join(text.split()))[:1500]
 
 
-async def render_chart(
-    request: ChartRender, limits: Limits, *, field: str, root: Path, home: Path
-) -> list[tuple[str, str]]:
-    """The rendered files of the chart as (template path, YAML text); RenderError names
-    `field` and Helm's own message (paths shown relative to `root`)."""
-    payload = asdict(request)
-    try:
+def find_helm() -> str | None:
+    """A `helm` binary on PATH (what Argo CD runs), preferred over the binding."""
+    return shutil.which("helm")
+
+
+def _binary_argv(helm: str, request: ChartRender, scratch: Path) -> list[str]:
+    """`helm template` argv for `request`; values and file parameters go in files under
+    `scratch` (never in argv, which `ps` shows)."""
+    argv = [helm, "template", request.release, request.chart, "--namespace", request.namespace]
+    if request.kube_version:
+        argv += ["--kube-version", request.kube_version]
+    for api in request.api_versions:
+        argv += ["--api-versions", api]
+    if request.include_crds:
+        argv.append("--include-crds")
+    if request.skip_schema_validation:
+        argv.append("--skip-schema-validation")
+    for i, document in enumerate(request.values):
+        path = scratch / f"values-{i}.yaml"
+        path.write_text(document)
+        argv += ["--values", str(path)]
+    for name, value in request.set:
+        argv += ["--set", f"{name}={value}"]
+    for name, value in request.set_string:
+        argv += ["--set-string", f"{name}={value}"]
+    for i, (name, text) in enumerate(request.set_file):
+        path = scratch / f"file-{i}"
+        path.write_text(text)
+        argv += ["--set-file", f"{name}={path}"]
+    return argv
+
+
+async def _run(
+    request: ChartRender, limits: Limits, *, root: Path, home: Path
+) -> tuple[Finished, bool]:
+    """Run the binary if there is one, else the child; whether it was the binary."""
+    helm = find_helm()
+    if helm is None:
         finished = await run_process(
             [sys.executable, "-m", "app.repo.helm.child"],
             env=_environment(home),
             cwd=root,
             deadline=limits.deadline,
             max_output=limits.max_output,
-            stdin=json.dumps(payload).encode(),
+            stdin=json.dumps(asdict(request)).encode(),
             max_rss=limits.memory_bytes,
         )
+        return finished, False
+    scratch = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="values-", dir=home))
+    argv = await asyncio.to_thread(_binary_argv, helm, request, scratch)
+    finished = await run_process(
+        argv,
+        env=_environment(home),
+        cwd=root,
+        deadline=limits.deadline,
+        max_output=limits.max_output,
+        max_rss=limits.memory_bytes,
+    )
+    return finished, True
+
+
+async def render_chart(
+    request: ChartRender, limits: Limits, *, field: str, root: Path, home: Path
+) -> list[tuple[str, str]]:
+    """The rendered files of the chart as (template path, YAML text); RenderError names
+    `field` and Helm's own message (paths shown relative to `root`)."""
+    try:
+        finished, binary = await _run(request, limits, root=root, home=home)
     except TimeoutError:
         raise RenderError(
             f"{field}: helm template did not finish within {limits.deadline:g} s and was "
@@ -103,6 +163,15 @@ async def render_chart(
             f"{field}: helm template was stopped: {finished.violation} (max_manifest_bytes, "
             "HelmSettings.memory_bytes); simplify the chart or split the application"
         )
+    if binary:
+        if finished.code != 0:
+            text = finished.stderr.decode("utf-8", "replace").removeprefix("Error: ")
+            raise RenderError(f"{field}: helm template failed: {_shown(text, root)}")
+        return [("helm template", finished.stdout.decode("utf-8", "replace"))]
+    return _answer(finished, field=field, root=root)
+
+
+def _answer(finished: Finished, *, field: str, root: Path) -> list[tuple[str, str]]:
     try:
         answer = json.loads(finished.stdout) if finished.stdout else {}
     except ValueError:

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from app.model.resource import KubeObject
+from app.repo.helm import engine
+from app.repo.helm.engine import find_helm
 from app.runtime.manifests import ManifestsError, manifests_for
 from app.runtime.runtime import Runtime
 from tests.integration.workers.render.conftest import register, source
@@ -355,3 +357,20 @@ async def test_a_value_file_symlinked_out_of_the_repository_is_refused(
 
     assert "charts/shop/prod.yaml" in info.value.message
     assert "root:" not in info.value.message
+
+
+@pytest.mark.skipif(
+    find_helm() is None, reason="no helm binary on PATH here: every render uses the binding"
+)
+async def test_a_helm_binary_renders_what_the_binding_renders(
+    runtime: Runtime, git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git_repo.commit(shop_chart("charts/shop"))
+    helm = {"values": "colour: red\n", "parameters": [{"name": "replicas", "value": "2"}]}
+    app = await register(runtime, "web", source(git_repo.url, "charts/shop", helm=helm))
+
+    binary = (await manifests_for(runtime, app, force=True)).manifests
+    monkeypatch.setattr(engine, "find_helm", lambda: None)
+    binding = (await manifests_for(runtime, app, force=True)).manifests
+
+    assert sorted(binary, key=str) == sorted(binding, key=str)
