@@ -270,3 +270,78 @@ def test_projects_and_the_live_event_stream(page: Page, sluice_up: Up) -> None:
     page.get_by_label("Type").select_option("operation-succeeded")
     expect(rows.filter(has_text="operation-succeeded").first).to_be_visible(timeout=LIVE)
     expect(rows.filter(has_text="operation-started")).to_have_count(0)
+
+
+RESTARTED_AT = "{.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}"
+
+
+def test_restart_the_deployment_from_its_tree_menu(page: Page, sluice_up: Up, shots: Path) -> None:
+    open_app(page, sluice_up, "guestbook")
+    before = sluice_up.kubectl(
+        "get", "deployment", "guestbook-ui", "-n", "guestbook", "-o", f"jsonpath={RESTARTED_AT}"
+    )  # fmt: skip
+    opener = page.get_by_role("button", name="Actions for Deployment guestbook-ui")
+    expect(opener).to_be_visible(timeout=LIVE)
+    opener.focus()
+    page.keyboard.press("Enter")
+    menu = page.get_by_role("menu", name="Actions for Deployment guestbook-ui")
+    restart = menu.get_by_role("menuitem", name="restart")
+    expect(restart).to_be_visible(timeout=LIVE)
+    resume = menu.get_by_role("menuitem", name=re.compile("^resume"))
+    expect(resume).to_be_disabled()
+    expect(resume).to_contain_text("(not possible now)")
+    page.screenshot(path=str(shots / "resource-actions.png"))
+    for _ in range(10):
+        if restart.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("ArrowDown")
+    else:
+        pytest.fail("ArrowDown never reached the restart item")
+    page.keyboard.press("Enter")
+    dialog = page.locator("dialog[open][data-dialog=resource-action]")
+    expect(dialog).to_contain_text("Run restart on Deployment guestbook-ui?")
+    dialog.get_by_role("button", name="Run restart").click()
+    expect(page.locator(".toasts")).to_contain_text(
+        "action 'restart' ran on Deployment guestbook-ui", timeout=LIVE
+    )
+    expect(dialog).to_have_count(0)
+    expect(opener).to_be_focused()
+    after = sluice_up.kubectl(
+        "get", "deployment", "guestbook-ui", "-n", "guestbook", "-o", f"jsonpath={RESTARTED_AT}"
+    )  # fmt: skip
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", after), after
+    assert after != before, "the restart set a new restartedAt on the live Deployment"
+
+
+def test_resource_panel_lists_actions_confirms_and_shows_errors(page: Page, sluice_up: Up) -> None:
+    open_app(page, sluice_up, "guestbook")
+    page.locator(".graph .node[data-kind=Deployment]").click()
+    panel = page.locator("dialog[open]:not([data-dialog])")
+    actions = panel.locator(".resource-actions")
+    expect(actions.get_by_role("button")).to_have_text(
+        ["restart", "scale", "pause", "resume"], timeout=LIVE
+    )
+    expect(actions.get_by_role("button", name="resume")).to_be_disabled()
+    expect(actions.locator("[data-action=resume]")).to_contain_text("(not possible now)")
+    replicas = sluice_up.kubectl(
+        "get", "deployment", "guestbook-ui", "-n", "guestbook", "-o", "jsonpath={.spec.replicas}"
+    )  # fmt: skip
+    actions.get_by_role("button", name="scale").click()
+    confirm = page.locator("dialog[open][data-dialog=resource-action]")
+    confirm.get_by_label("replicas").fill("<b>many</b>")
+    confirm.get_by_role("button", name="Run scale").click()
+    expect(confirm.locator(".error")).to_contain_text(
+        "replicas must be a whole number from 0 to 10000, got '<b>many</b>'"
+    )
+    assert confirm.locator(".error b").count() == 0, "the refusal is shown as text"
+    confirm.get_by_role("button", name="Cancel").click()
+    expect(confirm).to_have_count(0)
+    expect(panel.locator(".action-result")).to_be_empty()
+    assert replicas == sluice_up.kubectl(
+        "get", "deployment", "guestbook-ui", "-n", "guestbook", "-o", "jsonpath={.spec.replicas}"
+    ), "a refused action changes nothing"
+    actions.get_by_role("button", name="restart").click()
+    confirm.get_by_role("button", name="Run restart").click()
+    expect(panel.locator(".action-result")).to_contain_text(
+        "action 'restart' ran on Deployment guestbook-ui", timeout=LIVE
+    )

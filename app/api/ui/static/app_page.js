@@ -9,6 +9,8 @@ import { h, keepingFocus, link, replace } from "./dom.js";
 import { diffBlock } from "./diff_view.js";
 import { toast } from "./dialogs.js";
 import { age, destination, labelsText, shortRev, sortedConditions, sources, when } from "./format.js";
+import { openMenu } from "./menu.js";
+import { actionLabel, confirmAction, listActions, unavailable } from "./resource_actions.js";
 import { openResource } from "./resource_panel.js";
 import { healthBadge, phaseBadge, syncBadge } from "./status.js";
 import * as store from "./store.js";
@@ -180,6 +182,22 @@ function eventsTab(items) {
   );
 }
 
+// A tree node's menu: its details, then every resource action its live object offers.
+function nodeMenu(app, node, button, ctx, details) {
+  openMenu(button, `Actions for ${node.kind} ${node.name}`, async () => {
+    const actions = (await listActions(app, node)) || [];
+    return [
+      { id: "details", label: "Details", run: () => details(node) },
+      ...actions.map((a) => ({
+        id: `action:${a.name}`,
+        label: actionLabel(a),
+        note: unavailable(a, ctx),
+        run: () => confirmAction(app, node, a),
+      })),
+    ];
+  });
+}
+
 export function appPage(main, namespace, name, tab, ctx) {
   const key = `${namespace}/${name}`;
   const base = `#/applications/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
@@ -197,7 +215,8 @@ export function appPage(main, namespace, name, tab, ctx) {
   let treeNodes = [];
   let managed = null;
   let destroyed = false;
-  const tree = tab === "tree" ? treeView(content, (node) => openResource(app, node, managedResources(), ctx)) : null;
+  const details = (node) => openResource(app, node, managedResources(), ctx);
+  const tree = tab === "tree" ? treeView(content, details, (node, button) => nodeMenu(app, node, button, ctx, details)) : null;
 
   function managedResources() {
     if (!managed) managed = api.get(api.appPath(namespace, name, "/managed-resources") + api.appQuery(namespace));
@@ -218,7 +237,7 @@ export function appPage(main, namespace, name, tab, ctx) {
       } }, label);
     replace(
       header,
-      h("p", { class: "crumbs" }, h("a", { href: "#/applications" }, "Applications"), " / ", namespace),
+      h("p", { class: "crumbs" }, h("a", { href: "#/applications", "data-focus": "crumbs" }, "Applications"), " / ", namespace),
       h("h1", {}, name),
       h("div", { class: "badges", "aria-live": "polite" }, syncBadge((status.sync || {}).status), healthBadge((status.health || {}).status), op ? phaseBadge(op.phase, op.message) : null),
       h(

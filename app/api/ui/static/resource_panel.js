@@ -1,12 +1,13 @@
 // One resource in a dialog: summary and health message, live manifest, desired manifest,
 // the diff (unified or side by side), its Kubernetes events, and its resource actions
-// where the server has any (the section is left out when the route answers 404).
+// where the object offers any (resource_actions.js).
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
 import { diffBlock } from "./diff_view.js";
-import { open, toast } from "./dialogs.js";
+import { open } from "./dialogs.js";
 import { when } from "./format.js";
+import { actionButtons, listActions } from "./resource_actions.js";
 import { healthBadge, syncBadge } from "./status.js";
 
 function resourceQuery(app, node) {
@@ -35,35 +36,19 @@ async function eventsSection(app, node) {
   );
 }
 
+// The Actions section: every action the live object offers, a confirm dialog before
+// each, and the last result in words; null when the object offers none.
 async function actionsSection(app, node, ctx) {
-  const path = api.appPath(app.metadata.namespace, app.metadata.name, "/resource/actions") + resourceQuery(app, node);
-  let found;
+  let actions;
   try {
-    found = await api.get(path);
+    actions = await listActions(app, node);
   } catch (e) {
-    if (e.status === 404) return null;
-    throw e;
+    return h("p", { class: "error", role: "alert" }, `Actions cannot be listed: ${e.message}`);
   }
-  const actions = (found && found.actions) || [];
-  if (!actions.length) return null;
-  return h(
-    "div",
-    { class: "actions" },
-    actions.map((a) =>
-      h("button", {
-        type: "button",
-        disabled: a.disabled || ctx.me.readOnly,
-        onclick: async () => {
-          try {
-            await api.post(path, { action: a.name });
-            toast(`Action ${a.name} on ${node.kind}/${node.name} requested`, "ok");
-          } catch (e) {
-            toast(e.message, "bad");
-          }
-        },
-      }, a.name),
-    ),
-  );
+  if (!actions || !actions.length) return null;
+  const result = h("p", { class: "action-result", role: "status", "aria-live": "polite" });
+  const shown = (answer) => replace(result, `✔ ${answer.message} at ${new Date().toLocaleTimeString()}.`);
+  return h("div", {}, h("div", { class: "actions resource-actions" }, actionButtons(app, node, actions, ctx, shown)), result);
 }
 
 // managed: the promise of GET …/managed-resources (shared by the page), or null.
@@ -82,44 +67,53 @@ export function openResource(app, node, managed, ctx) {
   managedOne.catch(() => {});
   const liveOne = () => api.get(api.appPath(app.metadata.namespace, app.metadata.name, "/resource") + resourceQuery(app, node));
 
+  // What one tab shows, read when it is chosen.
+  const content = async (tab) => {
+    if (tab === "Summary") {
+      const m = await managedOne.catch(() => null);
+      const actions = await actionsSection(app, node, ctx);
+      return [
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, "Kind"), h("dd", {}, `${node.group ? `${node.group}/` : ""}${node.kind}`),
+          h("dt", {}, "Name"), h("dd", {}, node.name),
+          h("dt", {}, "Namespace"), h("dd", {}, node.namespace || "(cluster-scoped)"),
+          h("dt", {}, "Health"), h("dd", {}, node.health ? healthBadge(node.health) : "n/a", node.healthMessage ? h("p", { class: "message" }, node.healthMessage) : ""),
+          h("dt", {}, "Sync"), h("dd", {}, node.sync ? syncBadge(node.sync) : "not managed directly", m && m.requiresPruning ? " (requires pruning)" : ""),
+          node.hook ? [h("dt", {}, "Hook"), h("dd", {}, `${node.hook.hookType} · ${node.hook.hookPhase || ""} · ${node.hook.message || ""}`)] : null,
+        ),
+        actions ? [h("h3", {}, "Actions"), actions] : null,
+      ];
+    }
+    if (tab === "Live manifest") {
+      const m = await managedOne.catch(() => null);
+      return pre(m ? m.liveState : (await liveOne()).manifest, "Live manifest");
+    }
+    if (tab === "Desired manifest") {
+      const m = await managedOne;
+      return m ? pre(m.targetState, "Desired manifest") : h("p", { class: "muted" }, "Not in Git: this object is owned by another (its desired state is its owner's).");
+    }
+    if (tab === "Diff") {
+      const m = await managedOne;
+      return m ? diffBlock(m) : h("p", { class: "muted" }, "Not managed directly: no diff.");
+    }
+    return eventsSection(app, node);
+  };
+  // Only the tab chosen last is drawn: a slower read for an earlier choice is dropped.
+  let chosen = 0;
   const show = async (index) => {
+    const turn = ++chosen;
     buttons.forEach((b, i) => b.setAttribute("aria-selected", String(i === index)));
     panel.setAttribute("aria-labelledby", `rtab-${index}`);
     replace(panel, h("p", { class: "loading" }, "Loading…"));
+    let shown;
     try {
-      const tab = tabs[index];
-      if (tab === "Summary") {
-        const m = await managedOne.catch(() => null);
-        const actions = await actionsSection(app, node, ctx).catch(() => null);
-        replace(
-          panel,
-          h(
-            "dl",
-            { class: "facts" },
-            h("dt", {}, "Kind"), h("dd", {}, `${node.group ? `${node.group}/` : ""}${node.kind}`),
-            h("dt", {}, "Name"), h("dd", {}, node.name),
-            h("dt", {}, "Namespace"), h("dd", {}, node.namespace || "(cluster-scoped)"),
-            h("dt", {}, "Health"), h("dd", {}, node.health ? healthBadge(node.health) : "n/a", node.healthMessage ? h("p", { class: "message" }, node.healthMessage) : ""),
-            h("dt", {}, "Sync"), h("dd", {}, node.sync ? syncBadge(node.sync) : "not managed directly", m && m.requiresPruning ? " (requires pruning)" : ""),
-            node.hook ? [h("dt", {}, "Hook"), h("dd", {}, `${node.hook.hookType} · ${node.hook.hookPhase || ""} · ${node.hook.message || ""}`)] : null,
-          ),
-          actions ? [h("h3", {}, "Actions"), actions] : null,
-        );
-      } else if (tab === "Live manifest") {
-        const m = await managedOne.catch(() => null);
-        replace(panel, pre(m ? m.liveState : (await liveOne()).manifest, "Live manifest"));
-      } else if (tab === "Desired manifest") {
-        const m = await managedOne;
-        replace(panel, m ? pre(m.targetState, "Desired manifest") : h("p", { class: "muted" }, "Not in Git: this object is owned by another (its desired state is its owner's)."));
-      } else if (tab === "Diff") {
-        const m = await managedOne;
-        replace(panel, m ? diffBlock(m) : h("p", { class: "muted" }, "Not managed directly: no diff."));
-      } else {
-        replace(panel, await eventsSection(app, node));
-      }
+      shown = await content(tabs[index]);
     } catch (e) {
-      replace(panel, h("p", { class: "error", role: "alert" }, e.message));
+      shown = h("p", { class: "error", role: "alert" }, e.message);
     }
+    if (turn === chosen) replace(panel, shown);
   };
   buttons.forEach((b, i) => b.addEventListener("click", () => show(i)));
   tablist.addEventListener("keydown", (e) => {

@@ -1,7 +1,8 @@
 // The resource tree drawn as a graph: the application, its managed resources, and what
 // they own (ReplicaSets, Pods, Jobs), left to right, joined by lines. Each node is a
 // button (Tab reaches it, Enter opens it) with its kind, name, health and sync; hooks
-// show their type, phase and wave. Filters by kind, sync, health and namespace keep the
+// show their type, phase and wave; beside each resource a "⋮" button opens its menu
+// (details and its resource actions). Filters by kind, sync, health and namespace keep the
 // matches and the path to them; "By kind" lists the nodes grouped by kind instead.
 
 import { h, replace } from "./dom.js";
@@ -95,7 +96,7 @@ function hookText(hook) {
   return bits.join(" · ");
 }
 
-function nodeButton(node, onSelect, dim) {
+function nodeButton(node, onSelect, onMenu, dim) {
   const kind = node.root ? "app" : ABBREV[node.kind] || node.kind.toLowerCase();
   const el = h(
     "button",
@@ -119,7 +120,22 @@ function nodeButton(node, onSelect, dim) {
     ),
   );
   if (!node.root) el.addEventListener("click", () => onSelect(node));
-  return el;
+  if (node.root || node.gone || !onMenu) return h("div", { class: "node-box" }, el);
+  const menu = h(
+    "button",
+    {
+      type: "button",
+      class: "node-menu",
+      "aria-haspopup": "menu",
+      "aria-expanded": "false",
+      "aria-label": `Actions for ${node.kind} ${node.name}`,
+      title: `Actions for ${node.kind} ${node.name}`,
+      "data-menu": node.id,
+    },
+    "⋮",
+  );
+  menu.addEventListener("click", () => onMenu(node, menu));
+  return h("div", { class: "node-box" }, el, menu);
 }
 
 function matches(node, f) {
@@ -137,8 +153,9 @@ function select(id, label, values, value, onChange) {
   return h("div", { class: "text-field" }, h("label", { for: id }, label), el);
 }
 
-// treeView(container, getData, onSelect) -> {update()}: draws and redraws the tree.
-export function treeView(container, onSelect) {
+// treeView(container, onSelect, onMenu) -> {update()}: draws and redraws the tree.
+// onSelect(node) opens a node; onMenu(node, button) opens its menu (the "⋮" beside it).
+export function treeView(container, onSelect, onMenu = null) {
   const f = { kind: "", sync: "", health: "", namespace: "", mode: "graph" };
   const controls = h("div", { class: "tree-controls", role: "group", "aria-label": "Tree filters" });
   const canvas = h("div", { class: "tree-canvas" });
@@ -171,10 +188,12 @@ export function treeView(container, onSelect) {
 
   function draw() {
     if (!last) return;
-    const focused = canvas.contains(document.activeElement) ? document.activeElement.getAttribute("data-id") : null;
+    const active = canvas.contains(document.activeElement) ? document.activeElement : null;
+    const attr = active && active.hasAttribute("data-menu") ? "data-menu" : "data-id";
+    const focused = active ? active.getAttribute(attr) : null;
     paint();
     if (focused) {
-      const again = [...canvas.querySelectorAll("[data-id]")].find((el) => el.getAttribute("data-id") === focused);
+      const again = [...canvas.querySelectorAll(`[${attr}]`)].find((el) => el.getAttribute(attr) === focused);
       if (again) again.focus();
     }
   }
@@ -192,7 +211,7 @@ export function treeView(container, onSelect) {
         canvas,
         [...groups.keys()].sort().map((kind) =>
           h("section", { class: "kind-group" }, h("h3", {}, `${kind} (${groups.get(kind).length})`),
-            h("div", { class: "kind-nodes" }, groups.get(kind).map((n) => nodeButton(n, onSelect, false)))),
+            h("div", { class: "kind-nodes" }, groups.get(kind).map((n) => nodeButton(n, onSelect, onMenu, false)))),
         ),
       );
       return;
@@ -229,7 +248,7 @@ export function treeView(container, onSelect) {
         path.setAttribute("class", "edge");
         svg.append(path);
       }
-      const el = nodeButton(n, onSelect, filtering && !n.root && !matched.has(n));
+      const el = nodeButton(n, onSelect, onMenu, filtering && !n.root && !matched.has(n));
       el.style.left = `${x(n)}px`;
       el.style.top = `${y(n)}px`;
       box.append(el);
