@@ -15,6 +15,7 @@ backtracking walk (time proportional to pattern length times path length), never
 """
 
 import enum
+import re
 from dataclasses import dataclass
 
 from app.repo.errors import PathError
@@ -194,8 +195,22 @@ class Glob:
         return False
 
 
+_LEAVES = re.compile(r"(?:^|[/{,])\.\.(?:$|[/},])|^\s*/")
+"""A `..` segment (in any brace alternative) or a leading `/`: a pattern that points outside
+the source's path, which the paths it is matched against (relative to it) never are."""
+
+
 def compile_directory_glob(pattern: str, *, field: str) -> Glob:
-    """`directory.include`/`exclude` (gobwas dialect); PathError names `field` if malformed."""
+    """`directory.include`/`exclude` (gobwas dialect); PathError names `field` if malformed,
+    or if the pattern leaves source.path (it would match nothing: an include like that
+    renders no manifest at all, and with prune on a sync would delete the whole app)."""
+    if _LEAVES.search(pattern):
+        raise PathError(
+            field,
+            f"pattern {pattern!r} leaves source.path: the pattern is matched against paths "
+            "relative to source.path (for example '*.yaml' or 'sub/**'); point source.path "
+            "at the directory instead",
+        )
     return _compile(pattern, field, braces=True, slash_separates=False)
 
 

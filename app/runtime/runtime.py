@@ -43,6 +43,14 @@ from app.store.tree import TreeStore
 logger = log.get("runtime")
 
 
+def _pool_for(settings: Settings) -> store_connection.RedisSettings:
+    """The Redis settings with a pool sized to the process's concurrency (every worker's
+    handlers, and the API's webhooks and streams, share it)."""
+    wanted = store_connection.CONNECTIONS_PER_HANDLER * settings.concurrency
+    redis = settings.redis
+    return replace(redis, max_connections=max(redis.max_connections, wanted))
+
+
 @dataclass
 class Runtime:
     """What workers share: connections, stores, repositories and destination clusters."""
@@ -82,7 +90,7 @@ class Runtime:
             bus = await bus_connection.connect(settings.nats)
             stack.push_async_callback(bus.close)
             await topology.ensure(bus, settings.topology)
-            redis = await store_connection.connect(settings.redis)
+            redis = await store_connection.connect(_pool_for(settings))
             stack.push_async_callback(redis.aclose)
             control = settings.control_plane
             if control.kubeconfig:

@@ -1,5 +1,9 @@
 """Connecting to Redis: deadlines on every command and a first PING that proves it is there.
 
+The pool blocks: a burst of commands larger than `max_connections` (a webhook flood, a
+fleet resync) waits for a free connection up to the command deadline, instead of failing
+with MaxConnectionsError.
+
 Every command and every pipeline is counted in `argocd_redis_request_total` (initiator:
 the process, `RedisSettings.client_name`; failed: whether it raised), as Argo CD's
 components count theirs.
@@ -19,6 +23,10 @@ from app.metrics.argocd import count_redis_request
 from app.store.errors import StoreError
 
 logger = log.get("store")
+
+CONNECTIONS_PER_HANDLER = 4
+"""Redis connections one concurrent handler may need at once (a read, a pipeline, a lease
+renewal, a publish's dedupe), for sizing the pool to the process's concurrency."""
 
 Redis = redis.asyncio.Redis
 
@@ -69,7 +77,9 @@ class RedisSettings:
     timeout: float = 5.0
     """Seconds to connect, and the deadline of every command."""
     max_connections: int = 64
-    """Connections this process keeps open at most."""
+    """Connections this process keeps open at most; `Runtime.open` raises it to
+    `CONNECTIONS_PER_HANDLER` per concurrent handler. A command finding every connection
+    busy waits for one (up to `timeout`) instead of failing."""
     client_name: str = "sluice"
     """The process, as the `initiator` label of `argocd_redis_request_total` names it."""
 
@@ -78,16 +88,18 @@ async def connect(settings: RedisSettings) -> Redis:
     """A client whose first PING answered within `timeout`; StoreError otherwise."""
     where = redact_text(settings.url)
     try:
-        client = _CountedRedis.from_url(
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
             settings.url,
             socket_timeout=settings.timeout,
             socket_connect_timeout=settings.timeout,
             health_check_interval=30,
             max_connections=settings.max_connections,
+            timeout=settings.timeout,
         )
     except ValueError as e:
         raise StoreError(f"invalid Redis URL {where}: {e}") from None
-    assert isinstance(client, _CountedRedis)
+    client = _CountedRedis(connection_pool=pool)
+    client.auto_close_connection_pool = True
     client.initiator = settings.client_name
     try:
         await asyncio.wait_for(client.ping(), settings.timeout)

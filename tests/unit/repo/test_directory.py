@@ -227,3 +227,32 @@ def test_two_explicit_types_are_an_error() -> None:
     src = source(kustomize={"namePrefix": "x"}, directory=ApplicationSourceDirectory())
     with pytest.raises(RenderError, match="multiple source types are set"):
         source_type(src, make_tree({"app/x.yaml": "x"}), "app", field="spec.source")
+
+
+@pytest.mark.parametrize(
+    "pattern", ["../../**", "../*.yaml", "{*.yaml,../other/*.yaml}", "/etc/*.yaml", "a/../../b"]
+)
+def test_a_pattern_that_leaves_the_path_is_refused_naming_the_field(pattern: str) -> None:
+    tree = make_tree(APP)
+    with pytest.raises(PathError, match=r"^spec.source.directory.include: .* leaves source.path"):
+        select_manifests(
+            tree,
+            "app",
+            DirectoryOptions(recurse=True, include=pattern),
+            field="spec.source",
+            max_bytes=100,
+            max_hops=16,
+        )
+
+
+@pytest.mark.parametrize("pattern", ["*.yaml", "sub/**", "{a..b,*.json}", "x..y/*.yaml"])
+def test_patterns_inside_the_path_are_accepted(pattern: str) -> None:
+    tree = make_tree(APP)
+    select_manifests(
+        tree,
+        "app",
+        DirectoryOptions(recurse=True, include=pattern),
+        field="spec.source",
+        max_bytes=10_000,
+        max_hops=16,
+    )

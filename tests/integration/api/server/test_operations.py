@@ -11,6 +11,8 @@ from app.model.status import ApplicationStatus, ResourceStatus
 from app.model.sync import RefreshLevel, SyncStrategy
 from app.runtime.runtime import Runtime
 from tests.integration.api.server.conftest import (
+    ADMIN,
+    READER,
     REF,
     Client,
     application,
@@ -160,19 +162,28 @@ async def test_terminate(api: Client, runtime: Runtime) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "level"), [("", RefreshLevel.LATEST), ("?hard=true", RefreshLevel.FORCE)]
+    ("query", "level", "token", "who"),
+    [
+        ("", RefreshLevel.LATEST, ADMIN, "admin"),
+        ("?hard=true", RefreshLevel.FORCE, ADMIN, "admin"),
+        pytest.param(
+            "?hard=true", RefreshLevel.FORCE, READER, "reader", id="read-only, as in Argo CD"
+        ),
+    ],
 )
 async def test_refresh_publishes_the_level(
-    api: Client, runtime: Runtime, query: str, level: RefreshLevel
+    api: Client, runtime: Runtime, *, query: str, level: RefreshLevel, token: str, who: str
 ) -> None:
     await seed_app(runtime, application("shop"))
-    response = await api.post(f"/api/v1/applications/shop/refresh{query}", json={}, headers=auth())
+    response = await api.post(
+        f"/api/v1/applications/shop/refresh{query}", json={}, headers=auth(token)
+    )
     assert response.status == 202, await response.text()
     subject = subjects.work(subjects.Work.REFRESH, REF)
     message = await runtime.bus.js.get_last_msg(subjects.WORK_STREAM, subject)
     assert message.data is not None
     request = decode(REFRESH, message.data)
-    assert request.level is level and "admin" in request.reason
+    assert request.level is level and who in request.reason
 
 
 async def test_a_selective_sync_of_resources_the_app_does_not_track_is_refused_naming_them(
