@@ -338,6 +338,13 @@ class Repositories:
         remote = await self.remote(repo_url, project=project, field=field)
         return remote, await self._fetch(remote, commit.lower())
 
+    async def app_listing(
+        self, source: ApplicationSource, commit: str, *, field: str = "source", project: str = ""
+    ) -> tuple[RepoTree, str]:
+        """The commit's listing (symlink-scanned) and source.path resolved in it."""
+        _, _, tree, app_dir, _ = await self._app_dir(source, commit, field, project)
+        return tree, app_dir
+
     async def source_type_at(
         self, source: ApplicationSource, commit: str, *, field: str = "source", project: str = ""
     ) -> SourceType:

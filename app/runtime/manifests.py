@@ -207,6 +207,16 @@ async def _plugin_manifests(
     )  # fmt: skip
     if output is None:
         return None
+    logger.info(
+        "render.plugin",
+        app=f"{app.namespace}/{app.name}",
+        field=field,
+        revision=commit,
+        plugin=output.plugin,
+        reason="named by plugin.name"
+        if source.plugin and source.plugin.get("name")
+        else ("its discover rules match the source"),
+    )
     try:
         manifests = load_manifests([(f"plugin {output.plugin} output", output.output)])
     except SpecError as e:

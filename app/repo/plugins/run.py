@@ -4,7 +4,9 @@ In order, for one source at one commit:
 
 1. The plugins are read from `RepoSettings.plugins_dir` (registry.py). `source.plugin.name`
    selects one by `<name>-<version>`; without a name, the first plugin (in directory name
-   order) whose `discover` rules match the app directory takes it. A named plugin with
+   order) whose `discover` rules match the app directory takes it (for an untyped source,
+   the commit's listing first rules out what it can, discovery.py, so a source no plugin
+   can take costs no checkout). A named plugin with
    discovery rules must match too, as in Argo CD. No match: a source that declared a
    plugin fails, naming what is registered; a source that declared nothing goes on to
    Argo CD's other discovery (Helm, Kustomize, directory).
@@ -37,6 +39,7 @@ from app import log
 from app.engine.redact import redact_text
 from app.model.app_spec import ApplicationSource
 from app.repo.errors import LimitExceeded, PathError, RenderError
+from app.repo.plugins.discovery import listing_discovers
 from app.repo.plugins.environment import PluginSource, parse_plugin_source, plugin_environment
 from app.repo.plugins.registry import Plugins, load_plugins
 from app.repo.plugins.spec import PluginCommand, PluginSpec
@@ -173,6 +176,23 @@ async def _choose(run: _Run, plugins: Plugins, wanted: str) -> PluginSpec | None
     return None
 
 
+async def _may_discover(
+    repos: Repositories,
+    plugins: Plugins,
+    source: ApplicationSource,
+    commit: str,
+    *,
+    field: str,
+    project: str,
+) -> bool:
+    """Whether some plugin may take an untyped source (False: none can, no checkout)."""
+    candidates = plugins.discoverable()
+    if not candidates:
+        return False
+    tree, app_dir = await repos.app_listing(source, commit, field=field, project=project)
+    return any(listing_discovers(p.discover, tree, app_dir) is not False for p in candidates)
+
+
 async def render_plugin(
     repos: Repositories,
     source: ApplicationSource,
@@ -195,7 +215,9 @@ async def render_plugin(
         return None
     plugins = await asyncio.to_thread(load_plugins, settings.plugins_dir)
     wanted: PluginSource = parse_plugin_source(source.plugin, field=field)
-    if not declared and not plugins.discoverable():
+    if not declared and not await _may_discover(
+        repos, plugins, source, commit, field=field, project=project
+    ):
         return None
     async with repos.checkout(source.repo_url, commit, field=field, project=project) as work:
         app_dir = work.resolve(source.path, field=f"{field}.path")

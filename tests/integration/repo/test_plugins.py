@@ -73,6 +73,17 @@ async def test_discovery_by_glob_and_by_command_in_name_order(
         await render(repos, origin, commit, "n", {})
 
 
+async def test_a_source_no_plugin_can_take_costs_no_checkout(
+    repos: Repositories, origin: Origin, plugins: Path
+) -> None:
+    write_plugin(plugins, "colour", ["echo", "x"], discover={"fileName": "*.colour"})
+    commit = origin.commit(files={"plain/cm.yaml": CONFIG_MAP, "coloured/a.colour": ""})
+
+    assert await render(repos, origin, commit, "plain", None) is None
+    assert repos.stats.checkout == 0, "the commit's listing ruled the plugin out"
+    assert await render(repos, origin, commit, "coloured", None) == ("colour", b"x\n")
+
+
 async def test_execute_bits_are_kept_only_with_preserve_file_mode(
     repos: Repositories, origin: Origin, plugins: Path
 ) -> None:

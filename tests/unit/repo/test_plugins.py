@@ -6,12 +6,14 @@ from typing import Any
 import pytest
 
 from app.repo.errors import RenderError
+from app.repo.plugins.discovery import listing_discovers
 from app.repo.plugins.environment import (
     kube_version,
     parse_plugin_source,
     plugin_environment,
 )
-from app.repo.plugins.spec import PluginCommand, parse_plugin
+from app.repo.plugins.spec import Discover, PluginCommand, parse_plugin
+from tests.unit.repo.trees import Link, make_tree
 
 BUILD = {
     "ARGOCD_APP_NAME": "web",
@@ -157,3 +159,39 @@ def test_a_bad_plugin_block_names_its_field(raw: dict[str, Any], message: str) -
 )
 def test_kube_version_is_major_minor_patch(given: str, expected: str) -> None:
     assert kube_version(given) == expected
+
+
+LISTING = make_tree(
+    {
+        "app/values.colour": "",
+        "app/sub/deep/Chart.yaml": "",
+        "app/.hidden.env": "",
+        "other/x.colour": "",
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        pytest.param(Discover(file_name="*.colour"), True, id="file-name"),
+        pytest.param(Discover(file_name="./*.colour"), True, id="file-name-dot-slash"),
+        pytest.param(Discover(file_name="*.yaml"), False, id="file-name-stays-in-one-dir"),
+        pytest.param(Discover(file_name="sub/*/Chart.yaml"), True, id="file-name-segments"),
+        pytest.param(Discover(file_name="*.env"), True, id="hidden-files-match-as-in-go"),
+        pytest.param(Discover(glob="**/Chart.yaml"), True, id="glob-any-depth"),
+        pytest.param(Discover(glob="**/*.colour"), True, id="glob-zero-depth"),
+        pytest.param(Discover(glob="**/*.json"), False, id="glob-no-match"),
+        pytest.param(Discover(file_name="../other/*.colour"), None, id="leaving-needs-checkout"),
+        pytest.param(
+            Discover(command=PluginCommand(("sh", "-c", "true"))), None, id="command-must-run"
+        ),
+    ],
+)
+def test_the_listing_answers_discovery_when_it_can(rules: Discover, expected: bool | None) -> None:
+    assert listing_discovers(rules, LISTING, "app") is expected
+
+
+def test_a_symlink_under_the_app_leaves_it_to_the_checkout() -> None:
+    tree = make_tree({"app/linked": Link("../other"), "other/x.colour": ""})
+    assert listing_discovers(Discover(glob="**/*.colour"), tree, "app") is None
