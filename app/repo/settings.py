@@ -48,9 +48,11 @@ class RepoSettings:
     """Deadline in seconds for one render tool run (`kustomize build`); it is killed after
     it (Argo CD's `ARGOCD_EXEC_TIMEOUT`, default 90 s)."""
 
-    max_render_memory: int = 1024 * MiB
+    max_render_memory: int = 512 * MiB
     """Most resident memory one render child (Jsonnet evaluator, plugin command, with its
-    children) may use; past it the process group is killed and the render fails."""
+    children) may use; past it the process group is killed and the render fails. Half of
+    the render Deployment's 1 GiB limit, so a runaway child is stopped before the
+    container (and every render in it) is OOM-killed."""
 
     plugins_dir: Path | None = None
     """Directory of Config Management Plugins, one subdirectory per plugin holding its
