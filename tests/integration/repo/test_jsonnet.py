@@ -142,6 +142,27 @@ async def test_a_lib_outside_the_repository_is_refused(repos: Repositories, orig
         await render(repos, source, commit, "a/main.jsonnet")
 
 
+async def test_symlinks_in_the_commit_import_inside_and_never_out(
+    repos: Repositories, origin: Origin
+) -> None:
+    origin.write(
+        {
+            "shared/cm.libsonnet": CONFIG_MAP,
+            "a/main.jsonnet": "(import 'cm.libsonnet')('linked', {})",
+        }
+    )
+    origin.link("a/cm.libsonnet", "../shared/cm.libsonnet")
+    inside = origin.commit()
+    (linked,) = await render(repos, jsonnet_source(origin, "a"), inside, "a/main.jsonnet")
+    assert linked["metadata"]["name"] == "linked"
+
+    origin.link("a/secret.libsonnet", "../../../../../../etc/hostname")
+    origin.write({"a/main.jsonnet": "importstr 'secret.libsonnet'"})
+    outside = origin.commit()
+    with pytest.raises(RepoError, match=r"'a/secret\.libsonnet'.*leaves the repository"):
+        await render(repos, jsonnet_source(origin, "a"), outside, "a/main.jsonnet")
+
+
 def test_the_importer_follows_no_symlink_out_of_the_checkout(tmp_path: Path) -> None:
     root = tmp_path / "checkout"
     (root / "a").mkdir(parents=True)
