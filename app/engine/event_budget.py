@@ -11,7 +11,7 @@ Time is passed in (monotonic seconds), so the budget is tested without waiting.
 """
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +45,13 @@ class _Bucket:
         self.tokens += 1.0
 
 
-@dataclass
 class EventBudget:
     """Token buckets; `allow(app, now)` spends one token of the app's and of the total."""
 
-    settings: EventBudgetSettings = field(default_factory=EventBudgetSettings)
-    _apps: OrderedDict[str, _Bucket] = field(default_factory=OrderedDict)
-    _total: _Bucket | None = None
+    def __init__(self, settings: EventBudgetSettings | None = None) -> None:
+        self.settings = settings or EventBudgetSettings()
+        self._apps: OrderedDict[str, _Bucket] = OrderedDict()
+        self._total: _Bucket | None = None
 
     def allow(self, app: str, now: float) -> bool:
         s = self.settings
