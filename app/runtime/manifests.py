@@ -200,7 +200,10 @@ async def _plugin_manifests(
     declared: bool,
 ) -> RenderedManifests | None:
     """A plugin's render of `source`, or None when none was declared and none discovered."""
-    build = await plugin_build(rt, app, source, commit)
+
+    async def build() -> dict[str, str]:
+        return await plugin_build(rt, app, source, commit)
+
     output = await render_plugin(
         rt.repos, source, commit,
         field=field, project=app.spec.project, build=build, declared=declared,

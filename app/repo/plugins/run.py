@@ -31,7 +31,7 @@ import os
 import stat
 import tempfile
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,11 +200,12 @@ async def render_plugin(
     *,
     field: str,
     project: str,
-    build: Mapping[str, str],
+    build: Callable[[], Awaitable[Mapping[str, str]]],
     declared: bool,
 ) -> PluginOutput | None:
     """The plugin render of `source` at `commit`; None when nothing was declared and no
-    plugin's discovery matches (the caller then discovers the other source types)."""
+    plugin's discovery matches (the caller then discovers the other source types).
+    `build` gives the build environment; it is asked for only when a plugin may run."""
     settings = repos.settings
     if settings.plugins_dir is None:
         if declared:
@@ -225,7 +226,7 @@ async def render_plugin(
             raise PathError(f"{field}.path", f"{source.path!r} is not a directory at {commit[:12]}")
         home = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="home-", dir=work.root.parent))
         base = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home)}
-        env = plugin_environment(build, wanted, base=base)
+        env = plugin_environment(await build(), wanted, base=base)
         run = _Run(settings, work.root, app_dir, env, field)
         plugin = await _choose(run, plugins, wanted.name)
         if plugin is None:

@@ -19,6 +19,12 @@ from app.repo.settings import MiB, RepoSettings
 from tests.integration.repo.origin import Origin
 
 BUILD = {"ARGOCD_APP_NAME": "web"}
+
+
+async def build() -> dict[str, str]:
+    return BUILD
+
+
 CONFIG_MAP = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-plugin"}}'
 
 
@@ -48,7 +54,7 @@ async def render(
 ) -> tuple[str, bytes] | None:
     source = ApplicationSource(origin.url, path, "main", plugin=plugin)
     output = await render_plugin(
-        repos, source, commit, field="spec.source", project="", build=BUILD,
+        repos, source, commit, field="spec.source", project="", build=build,
         declared=plugin is not None,
     )  # fmt: skip
     return None if output is None else (output.plugin, output.output)
