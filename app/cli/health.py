@@ -2,10 +2,12 @@
 
 DIR is laid out as Argo CD's: `<group>/<Kind>/health.lua` (core kinds: `<Kind>/`), with
 `health_test.yaml` beside each (`tests: [{healthStatus: {status, message}, inputPath}]`,
-inputs relative to that directory). Every case is run in the same sandbox the workers
-use and printed PASS or FAIL with what differed; the exit code is 1 if any case fails,
-a script does not compile, or a directory has no tests. The workers load the same
-directory with `SLUICE_RESOURCE_CUSTOMIZATIONS_DIR`.
+inputs relative to that directory), and `<group>/<Kind>/actions/` with `discovery.lua`,
+`<name>/action.lua` and `action_test.yaml` (`discoveryTests`, `actionTests`: see
+`app.cli.action_tests`). Every case is run in the same sandbox the workers use and
+printed PASS or FAIL with what differed; the exit code is 1 if any case fails, a script
+does not compile, or a directory has no tests. The workers load the same directory with
+`SLUICE_RESOURCE_CUSTOMIZATIONS_DIR`.
 """
 
 import argparse
@@ -14,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from app.cli.action_tests import run_action_tests
 from app.cli.output import say, warn
 from app.engine.health.customizations import HEALTH_SCRIPT, TreeEntry, load_tree
 from app.engine.health.lua_sandbox import compile_check
@@ -81,15 +84,22 @@ def test_library(args: argparse.Namespace) -> int:
         relative = entry.origin.split("/")[1:-1]
         p, f = _cases(entry, root.joinpath(*relative))
         passed, failed = passed + p, failed + f
-    say(f"{passed} passed, {failed} failed, {len(entries)} health check(s) in {root}")
-    return 1 if failed or not entries else 0
+    actions = run_action_tests(root)
+    passed, failed = passed + actions.passed, failed + actions.failed
+    say(
+        f"{passed} passed, {failed} failed, {len(entries)} health check(s), "
+        f"{actions.sets} action set(s) in {root}"
+    )
+    return 1 if failed or not (entries or actions.sets) else 0
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     group = sub.add_parser("health", help="custom health checks (resource_customizations)")
     commands = group.add_subparsers(dest="health_command", metavar="COMMAND", required=True)
     testing = commands.add_parser(
-        "test", help="run the health_test.yaml cases of a <group>/<Kind>/health.lua library"
+        "test",
+        help="run the health_test.yaml and actions/action_test.yaml cases of a "
+        "<group>/<Kind>/ library",
     )
     testing.add_argument("directory", help="the library's root directory")
     testing.set_defaults(run=test_library)
