@@ -1,6 +1,7 @@
 """App of apps (issue 12): a parent Application whose manifests are child Applications.
 
-The parent renders three children in sync waves 0, 1 and 2 from the same repository.
+The parent renders an AppProject (wave -1) and three children of that project in sync
+waves 0, 1 and 2 from the same repository.
 What a user bootstrapping with it relies on: the parent tracks the children as its
 resources, each wave's child is Healthy before the next child is created, all end Synced
 and Healthy, and a child removed from Git is pruned together with its own resources
@@ -31,7 +32,24 @@ def child(name: str, wave: int, repo_url: str) -> dict[str, Any]:
     )
     app["metadata"]["annotations"] = {"argocd.argoproj.io/sync-wave": str(wave)}
     app["metadata"]["finalizers"] = [FINALIZER]
+    app["spec"]["project"] = "platform"
     return app
+
+
+PROJECT = {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "AppProject",
+    "metadata": {
+        "name": "platform",
+        "namespace": CONTROL,
+        "annotations": {"argocd.argoproj.io/sync-wave": "-1"},
+    },
+    "spec": {
+        "sourceRepos": ["*"],
+        "destinations": [{"server": "*", "namespace": "child-*"}],
+        "clusterResourceWhitelist": [{"group": "*", "kind": "*"}],
+    },
+}
 
 
 def tree(repo_url: str, children: tuple[str, ...]) -> dict[str, str | None]:
@@ -40,7 +58,7 @@ def tree(repo_url: str, children: tuple[str, ...]) -> dict[str, str | None]:
         for i, name in enumerate(CHILDREN)
     }
     files["apps/children.yaml"] = as_yaml(
-        *(child(name, CHILDREN.index(name), repo_url) for name in children)
+        PROJECT, *(child(name, CHILDREN.index(name), repo_url) for name in children)
     )
     return files
 
@@ -80,6 +98,7 @@ async def test_children_sync_in_wave_order_and_a_removed_child_is_pruned(
         what="every child listed Synced + Healthy",
         timeout=120,
     )
+    assert resource(await pipeline.status("root"), "AppProject", "platform") is not None
     for name in CHILDREN:
         await pipeline.wait_synced(name, first, timeout=60)
         live = await pipeline.live("v1", "ConfigMap", f"{name}-config", name)
