@@ -14,6 +14,9 @@ in the control-plane namespace, with one LIST+WATCH each as Argo CD's components
 
 Each change builds a new credential store or trust and hands it to `Repositories`, so the
 next git command uses it: a rotated password or key takes effect without a restart.
+After the first lists, every change (a burst of them coalesced) is also handed to
+`on_change` as the view before and after (`app.repo.credential_view`), one at a time:
+the runtime refreshes the apps it concerns and drops cached connection states.
 Start waits up to `START_WAIT` for the first lists; a control plane that does not answer
 does not stop the process (logged; the watch is reopened after a growing pause). No
 secret value is ever logged: only which kind of credential a Secret carries.
@@ -42,6 +45,7 @@ from app.model.repository_secret import (
     secret_ref,
 )
 from app.model.resource import KubeObject
+from app.repo.credential_view import CredentialView
 from app.repo.credentials import CredentialStore, Refused, RepoCredential
 from app.repo.errors import RepoURLError
 from app.repo.service import Repositories
@@ -53,6 +57,8 @@ START_WAIT = 3.0
 RETRY_DELAY = 1.0
 """First pause before a failed watch is opened again (doubles, up to MAX_RETRY_DELAY)."""
 MAX_RETRY_DELAY = 60.0
+
+OnChange = Callable[[CredentialView, CredentialView], Awaitable[object]]
 
 
 def auth_kind(creds: RepoCreds) -> str:
@@ -81,6 +87,18 @@ class RepositorySecretsSource:
         self._entries: dict[str, RepoCredential | Refused] = {}
         self._known_hosts = ""
         self._tls_certs: dict[str, str] = {}
+        self._store = CredentialStore()
+        self._versions: dict[str, str] = {}
+        self._changed = asyncio.Event()
+        self._stopping = False
+        self._seen = CredentialView()
+        self.on_change: OnChange | None = None
+        """Called with the views before and after each change once started."""
+
+    def view(self) -> CredentialView:
+        """The credentials and trust in force now."""
+        version = ",".join(f"{name}={rv}" for name, rv in sorted(self._versions.items()))
+        return CredentialView(self._store, self._known_hosts, dict(self._tls_certs), version)
 
     async def start(self) -> None:
         """Read the Secrets and ConfigMaps (up to START_WAIT) and follow them."""
@@ -107,8 +125,35 @@ class RepositorySecretsSource:
                 reason="the repository Secrets are not listed yet; private repositories are "
                 "reachable once they are",
             )
+        self._seen = self.view()
+        self._changed.clear()
+        self._tasks.append(asyncio.create_task(self._react(), name="repository changes"))
+
+    async def _react(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            if self._stopping:
+                return
+            before, after = self._seen, self.view()
+            self._seen = after
+            if self.on_change is None or before.version == after.version:
+                continue
+            try:
+                await self.on_change(before, after)
+            except Exception:
+                # The follower outlives one failed reaction (Redis or NATS away): the
+                # periodic resync still retries the apps, and the next change reacts again.
+                logger.exception(
+                    "repositories.change_reaction_failed",
+                    consequence="apps on the changed repositories wait for their resync",
+                )
 
     async def stop(self) -> None:
+        # A library that swallows a cancellation inside `on_change` must not leave the
+        # reaction loop waiting for ever: it also stops when woken with `_stopping` set.
+        self._stopping = True
+        self._changed.set()
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
@@ -159,6 +204,7 @@ class RepositorySecretsSource:
                 if event.type is EventType.DELETED:
                     self._gone(ref, "the Secret was deleted")
                 else:
+                    self._versions[f"Secret {ref}"] = _resource_version(event.object)
                     if listed is not None:
                         listed.add(ref)
                     self._upsert(ref, event.object)
@@ -197,13 +243,16 @@ class RepositorySecretsSource:
         )
 
     def _gone(self, ref: str, reason: str) -> None:
+        self._versions.pop(f"Secret {ref}", None)
         if self._entries.pop(ref, None) is not None:
             logger.info("repository.unregistered", secret=ref, reason=reason)
 
     def _publish(self) -> None:
         usable = [e for e in self._entries.values() if isinstance(e, RepoCredential)]
         refused = [e for e in self._entries.values() if isinstance(e, Refused)]
-        self._repos.update_credentials(CredentialStore(usable, refused))
+        self._store = CredentialStore(usable, refused)
+        self._repos.update_credentials(self._store)
+        self._changed.set()
 
     def _watch_configmap(
         self, name: str, changed: Callable[[dict[str, str]], Awaitable[None]]
@@ -222,8 +271,14 @@ class RepositorySecretsSource:
                             first.set_result(None)
                         continue
                     seen = True
-                    data = {} if event.type is EventType.DELETED else _string_data(event.object)
+                    if event.type is EventType.DELETED:
+                        self._versions.pop(f"ConfigMap {name}", None)
+                        data = {}
+                    else:
+                        self._versions[f"ConfigMap {name}"] = _resource_version(event.object)
+                        data = _string_data(event.object)
                     await changed(data)
+                    self._changed.set()
 
         return watch
 
@@ -257,3 +312,8 @@ def _string_data(obj: KubeObject) -> dict[str, str]:
     if not isinstance(raw, dict):
         return {}
     return {str(k): v for k, v in raw.items() if isinstance(v, str)}
+
+
+def _resource_version(obj: KubeObject) -> str:
+    metadata: Any = obj.get("metadata") or {}
+    return str(metadata.get("resourceVersion", "")) if isinstance(metadata, dict) else ""

@@ -27,6 +27,7 @@ from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
 from app.runtime.cluster_secrets import ClusterSecretsSource
 from app.runtime.clusters import ClusterRegistry
+from app.runtime.credential_changes import CredentialRefresher
 from app.runtime.repo_secrets import RepositorySecretsSource
 from app.runtime.settings import Settings
 from app.runtime.system_settings import SystemSettingsSource, load_library
@@ -132,6 +133,8 @@ class Runtime:
                 )
             )
             repo_secrets = RepositorySecretsSource(repos, cluster, control.namespace)
+            apps, status = AppRegistry(redis), StatusStore(redis)
+            repo_secrets.on_change = CredentialRefresher(redis, bus, apps, status)
             await repo_secrets.start()
             stack.push_async_callback(repo_secrets.stop)
             runtime = cls(
@@ -140,8 +143,8 @@ class Runtime:
                 redis=redis,
                 clusters=clusters,
                 repos=repos,
-                apps=AppRegistry(redis),
-                status=StatusStore(redis),
+                apps=apps,
+                status=status,
                 operations=OperationStore(redis),
                 history=HistoryStore(redis),
                 tree=TreeStore(redis),

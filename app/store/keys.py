@@ -24,6 +24,8 @@
                                              record key -> time sent (Argo CD keeps the same
                                              on the object; a re-created app starts afresh)
     sluice:notify-lock:{ns/app}:<key>  str   holder token while one notification is sent (PX)
+    sluice:repo-change:{digest}        str   claimed by the process reacting to one state of
+                                             the repository Secrets and ConfigMaps (EX)
 
 The part in braces is a Redis Cluster hash tag: keys a script or transaction touches
 together share it, so they live in one slot. `ns/app` is the Application's namespace and
@@ -113,6 +115,11 @@ def live_warm(app: AppRef) -> str:
 
 def manifests(repo_url: str, commit: str, spec_hash: str) -> str:
     return f"{PREFIX}manifests:{{{repo_digest(repo_url)}}}:{commit}:{spec_hash}"
+
+
+def repo_change(version: str) -> str:
+    """`version` names the repository Secrets' and ConfigMaps' resourceVersions."""
+    return f"{PREFIX}repo-change:{{{hashlib.sha256(version.encode()).hexdigest()[:32]}}}"
 
 
 def lease(name: str) -> str:
