@@ -44,10 +44,15 @@ class RepoTrust:
     def update(self, known_hosts: str, tls_certs: Mapping[str, str]) -> None:
         """Put new host keys and CA bundles in force (blocking, call in a thread; `home`
         must exist)."""
+        bundles = {host.lower(): pem for host, pem in tls_certs.items()}
+        gone = set(self._bundles) - set(bundles)
+        self._tls_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for host, pem in bundles.items():
+            _write_atomic(self._bundle_path(host), pem)
+        _write_atomic(self.known_hosts, known_hosts)
+        # Files first, then the names: `ca_file` never names a bundle not yet written.
         self._known_hosts_text = known_hosts
-        gone = set(self._bundles) - set(tls_certs)
-        self._bundles = {host.lower(): pem for host, pem in tls_certs.items()}
-        self.prepare()
+        self._bundles = bundles
         for host in gone:
             self._bundle_path(host).unlink(missing_ok=True)
 
