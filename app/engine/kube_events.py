@@ -17,7 +17,7 @@ Sluice event -> reason (type): message
   `Sync operation to <rev> succeeded` (`Partial sync operation ...` for a selective sync)
 - operation-failed -> OperationCompleted (Warning): `Sync operation to <rev> failed: <msg>`
 - created -> ResourceCreated (Normal): `created application`
-- deletion-started, or deleted without finalizers -> ResourceDeleted (Normal):
+- deletion-started, or deleted with no deletion seen first -> ResourceDeleted (Normal):
   `deleted application`
 
 A status seen for the first time has an empty "from", as in Argo CD (`Updated health
@@ -112,12 +112,13 @@ def _completed(succeeded: bool, data: Mapping[str, Any]) -> EventSpec:
 
 def _deleted_at_once(data: Mapping[str, Any]) -> bool:
     """A `deleted` event stands for the deletion only when no `deletion-started` came
-    first, i.e. the Application held no finalizers."""
+    first: the last registered Application was never seen with a deletionTimestamp (it
+    held no finalizers, so it went at once)."""
     application = data.get("application")
     if not isinstance(application, dict):
         return False
     meta = application.get("metadata")
-    return isinstance(meta, dict) and not meta.get("finalizers")
+    return isinstance(meta, dict) and not meta.get("deletionTimestamp")
 
 
 def involved_from(obj: Mapping[str, Any]) -> Involved | None:

@@ -76,3 +76,11 @@ async def test_kubectl_shows_argo_cd_events_counted_per_message(
     assert started["lastTimestamp"] >= started["firstTimestamp"]
     table = (await kubectl("get", "events", "-n", CONTROL)).stdout
     assert "OperationCompleted" in table and "application/web" in table
+
+    await kubectl("delete", "application", "web", "-n", CONTROL)
+
+    async def deleted() -> dict[str, Any] | None:
+        return (await events_of(kubectl, "web")).get(("ResourceDeleted", "deleted application"))
+
+    event = await eventually(deleted, timeout=30, what="the deletion's Event")
+    assert event["count"] == 1 and event["involvedObject"]["uid"] == uid

@@ -101,13 +101,17 @@ APP = Involved("guestbook", "argocd", "uid-1", "42")
         ),
         pytest.param(
             "deleted",
-            {"application": {"metadata": {"name": "a", "finalizers": []}}},
+            {"application": {"metadata": {"name": "a"}}},
             EventSpec("Normal", "ResourceDeleted", "deleted application"),
             id="deleted-at-once",
         ),
         pytest.param(
             "deleted",
-            {"application": {"metadata": {"name": "a", "finalizers": ["f"]}}},
+            {
+                "application": {
+                    "metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z"}
+                }
+            },
             None,
             id="deleted-after-deletion-started-is-said-once",
         ),
