@@ -69,7 +69,8 @@ class GitHttpServer:
             "CONTENT_LENGTH": str(len(body)),
             "REMOTE_ADDR": request.remote or "",
             "GIT_PROTOCOL": request.headers.get("Git-Protocol", ""),
-            "HTTP_CONTENT_ENCODING": request.headers.get("Content-Encoding", ""),
+            # aiohttp has already inflated a gzip body; tell git only when it has not.
+            "HTTP_CONTENT_ENCODING": "gzip" if body[:2] == b"\x1f\x8b" else "",
         }
         proc = await asyncio.create_subprocess_exec(
             "git",

@@ -67,7 +67,8 @@ def hooks_created_twice(seen: Observed) -> list[str]:
 
 def operations_restarted(seen: Observed) -> list[str]:
     """No operation restarts from the beginning: one operation per app for the revision
-    (one `startedAt`), and its synced resources never go back to none once listed."""
+    (one `startedAt`), and its synced resources never go back to none once listed unless
+    a retry began (`retryCount` grew: Argo CD's retry starts the sync over by design)."""
     problems = []
     for name, states in sorted(seen.operations.items()):
         ours = [s for s in states if _revision(s) == seen.revision]
@@ -75,11 +76,15 @@ def operations_restarted(seen: Observed) -> list[str]:
         if len(starts) > 1:
             problems.append(f"{name}: {len(starts)} operations for {seen.revision[:7]}")
             continue
-        listed = False
+        listed, retries = False, 0
         for state in ours:
             count = len(((state.get("syncResult") or {}).get("resources")) or [])
+            retry = int(state.get("retryCount") or 0)
+            if retry > retries:
+                listed, retries = False, retry
             if listed and count == 0 and state.get("phase") == "Running":
-                problems.append(f"{name}: the operation's results went back to none")
+                said = str(state.get("message") or "")[:80]
+                problems.append(f"{name}: the operation's results went back to none ({said})")
                 break
             listed = listed or count > 0
     return problems

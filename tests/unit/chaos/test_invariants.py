@@ -101,8 +101,14 @@ def test_a_second_operation_for_the_same_revision_is_a_restart() -> None:
 def test_results_that_go_back_to_none_are_a_restart() -> None:
     states = [operation("t1", "Running", 2), operation("t1", "Running", 0)]
     assert operations_restarted(replace(CLEAN, operations={"shop": states})) == [
-        "shop: the operation's results went back to none"
+        "shop: the operation's results went back to none ()"
     ]
+
+
+def test_a_retry_may_start_the_results_over() -> None:
+    retried = {**operation("t1", "Running", 0), "retryCount": 1}
+    states = [operation("t1", "Running", 2), retried, operation("t1", "Succeeded", 3)]
+    assert operations_restarted(replace(CLEAN, operations={"shop": states})) == []
 
 
 def test_the_previous_revisions_operation_does_not_count() -> None:
