@@ -76,12 +76,15 @@ def operations_restarted(seen: Observed) -> list[str]:
         if len(starts) > 1:
             problems.append(f"{name}: {len(starts)} operations for {seen.revision[:7]}")
             continue
-        listed, retries = False, 0
+        listed, retries, retrying = False, 0, False
         for state in ours:
             count = len(((state.get("syncResult") or {}).get("resources")) or [])
             retry = int(state.get("retryCount") or 0)
             if retry > retries:
-                listed, retries = False, retry
+                listed, retries, retrying = False, retry, True
+            if retrying:
+                retrying = count > 0
+                continue
             if listed and count == 0 and state.get("phase") == "Running":
                 said = str(state.get("message") or "")[:80]
                 problems.append(f"{name}: the operation's results went back to none ({said})")

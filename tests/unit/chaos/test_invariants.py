@@ -106,9 +106,22 @@ def test_results_that_go_back_to_none_are_a_restart() -> None:
 
 
 def test_a_retry_may_start_the_results_over() -> None:
-    retried = {**operation("t1", "Running", 0), "retryCount": 1}
-    states = [operation("t1", "Running", 2), retried, operation("t1", "Succeeded", 3)]
+    waiting = {**operation("t1", "Running", 2), "retryCount": 1, "message": "Retrying attempt #1"}
+    started = {**operation("t1", "Running", 0), "retryCount": 1}
+    done = {**operation("t1", "Succeeded", 3), "retryCount": 1}
+    states = [operation("t1", "Running", 2), waiting, started, done]
     assert operations_restarted(replace(CLEAN, operations={"shop": states})) == []
+
+
+def test_results_lost_within_a_retry_are_a_restart() -> None:
+    states = [
+        {**operation("t1", "Running", 0), "retryCount": 1},
+        {**operation("t1", "Running", 2), "retryCount": 1},
+        {**operation("t1", "Running", 0), "retryCount": 1, "message": "lost"},
+    ]
+    assert operations_restarted(replace(CLEAN, operations={"shop": states})) == [
+        "shop: the operation's results went back to none (lost)"
+    ]
 
 
 def test_the_previous_revisions_operation_does_not_count() -> None:
