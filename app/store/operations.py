@@ -18,6 +18,10 @@ same atomic step, the sync engine's own state (`sync`: the JSON of
 termination request (`terminate`), which step's message stored the state (`origin`), and
 whether the follow-up of the finished operation (history, status write-back, events) has
 been done (`finalized`).
+
+Redis is a cache: when it loses a running operation, `restore` puts it back, unplanned,
+from the OperationState the Application resource holds (`app.runtime.recovery`); the
+sync worker then plans it again and resumes it (`app.engine.sync.resumption`).
 """
 
 import json
@@ -82,6 +86,15 @@ return redis.call('HMGET', KEYS[1], 'id', 'step')
 """
 )
 
+_RESTORE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'step', ARGV[2], 'phase', ARGV[3], 'state', ARGV[4],
+           'restored', '1')
+return 1
+"""
+
 _FINALIZED = """
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then
   return 0
@@ -97,6 +110,8 @@ class StoredOperation:
     step: int
     """Steps completed; the next `advance` must name this number."""
     state: OperationState
+    restored: bool = False
+    """Put back by `restore` (Redis had lost it): planning resumes what already ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +164,8 @@ def decode_operation(fields: Fields, *, what: str) -> StoredOperation | None:
         return None
     if state is None:
         return None
-    return StoredOperation((field(fields, "id") or b"").decode(), step, state)
+    restored = field(fields, "restored") == b"1"
+    return StoredOperation((field(fields, "id") or b"").decode(), step, state, restored)
 
 
 def _check_id(operation_id: str) -> None:
@@ -168,11 +184,13 @@ class OperationStore:
         self._advance = redis.register_script(_ADVANCE)
         self._terminate = redis.register_script(_TERMINATE)
         self._finalized = redis.register_script(_FINALIZED)
+        self._restore = redis.register_script(_RESTORE)
 
     async def load(self, app: AppRef) -> StoredOperation | None:
-        values = await self._redis.hmget(keys.operation(app), ["id", "step", "state"])
+        names = ("id", "step", "state", "restored")
+        values = await self._redis.hmget(keys.operation(app), list(names))
         fields: dict[bytes | str, bytes | str] = {
-            k: v for k, v in zip(("id", "step", "state"), values, strict=True) if v
+            k: v for k, v in zip(names, values, strict=True) if v
         }
         return decode_operation(fields, what=f"operation of {_name(app)}")
 
@@ -260,6 +278,27 @@ class OperationStore:
             )
             return None
         return Landed(terminate=landed == 2)
+
+    async def restore(
+        self, app: AppRef, operation_id: str, step: int, state: OperationState
+    ) -> bool:
+        """Store a running operation again, unplanned, at `step`, from its OperationState as
+        the Application holds it (Redis lost it); False if the app has an operation stored."""
+        _check_id(operation_id)
+        name = _name(app)
+        data = dump_model(state, what=f"operation of {name}", limit=MAX_OPERATION_BYTES)
+        restored = bool(
+            await self._restore(
+                keys=[keys.operation(app)], args=[operation_id, step, state.phase.value, data]
+            )
+        )
+        logger.info(
+            "operation.restored" if restored else "operation.restore_refused",
+            app=name,
+            operation=operation_id,
+            step=step,
+        )
+        return restored
 
     async def request_termination(self, app: AppRef) -> OperationRef | None:
         """Flag the running operation for termination; None if none is running."""

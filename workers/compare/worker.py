@@ -49,9 +49,11 @@ from app.bus.messages import (
     COMPARE,
     REFRESH,
     RENDER,
+    SYNC,
     ManifestsReady,
     RefreshRequest,
     RenderRequest,
+    SyncStep,
 )
 from app.bus.publish import publish
 from app.bus.subjects import EventType
@@ -77,6 +79,7 @@ from app.metrics.argocd import APP_RECONCILE
 from app.model.application import Application
 from app.model.errors import SpecError
 from app.model.identity import AppRef
+from app.model.operation import OperationState
 from app.model.project import AppProject
 from app.model.resource import KubeObject
 from app.model.status import ApplicationStatus
@@ -86,6 +89,7 @@ from app.runtime import app_patches
 from app.runtime.clusters import ClusterChange, UnknownDestination
 from app.runtime.operations import start_operation
 from app.runtime.projects import project_verdict
+from app.runtime.recovery import written_operation
 from app.runtime.runtime import Runtime
 from app.runtime.stage import Stage
 from app.store.coalescing import Pending
@@ -433,7 +437,7 @@ class CompareWorker:
         """Decide auto-sync, write the status forward, and act only if it landed."""
         rt, app, summary = self._rt, run.app, verdict.summary
         operation = run.start.operation
-        app.status.operation_state = operation.state if operation is not None else None
+        app.status.operation_state = await self._operation_state(run)
         revisions = verdict.revisions
         compared = ComparedState(
             summary.sync_status, revisions[0] if revisions else "", summary.resources, revisions
@@ -486,6 +490,33 @@ class CompareWorker:
             autosync_reason=decision.reason,
             operation=started or (operation.id if operation is not None else ""),
         )
+
+    async def _operation_state(self, run: _Run) -> OperationState | None:
+        """The app's operation state for the auto-sync decision: Redis's, or, when Redis
+        holds none for an automated app, the one the Application resource holds (Redis may
+        have lost a running operation: it is then woken to resume, never started again)."""
+        operation = run.start.operation
+        if operation is not None:
+            return operation.state
+        if run.app.spec.automated is None:
+            return None
+        try:
+            written = await written_operation(
+                self._rt.control_plane, run.ref, time_limit=UNAVAILABLE_RETRY_SECONDS
+            )
+        except ClusterError as e:
+            raise Retry(f"{run.ref}: cannot read the Application: {e}", COLD_RETRY_SECONDS) from e
+        if written is not None and not written.phase.completed:
+            stamp = "".join(c for c in written.started_at if c.isalnum()) or "unknown"
+            wake = SyncStep(run.ref, f"resumed-{stamp}", 0, "Redis lost the running operation")
+            await publish(self._rt.bus, SYNC, wake)
+            run.log.info(
+                "compare.operation_lost",
+                started_at=written.started_at,
+                reason="the Application says an operation runs that Redis does not hold; "
+                "woken to resume from the Application's operationState",
+            )
+        return written
 
     def _windows(self, run: _Run) -> SyncWindowVerdict | None:
         """The project's sync windows for an automated sync now (None: no project read)."""

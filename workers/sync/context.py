@@ -90,9 +90,11 @@ class OperationContext:
         self.terminate = landed.terminate
         return True
 
-    async def report_hooks(self, before: SyncState | None, after: SyncState) -> None:
-        """One hook-phase-changed event per hook whose phase moved."""
-        for change in hook_phase_changes(before, after):
+    async def report_hooks(self, before: SyncState | None, after: SyncState) -> bool:
+        """One hook-phase-changed event per hook whose phase moved; True if any did (the
+        Application's operationState is then written: it is what survives Redis)."""
+        changes = hook_phase_changes(before, after)
+        for change in changes:
             data = {
                 "operation": self.operation_id,
                 "kind": change.key.kind,
@@ -111,6 +113,7 @@ class OperationContext:
                 hook_type=change.hook_type.value,
                 phase=change.phase.value,
             )
+        return bool(changes)
 
     async def hand_off(self, step: int, reason: str) -> None:
         """Give the persisted step `step` (it holds hook actions) to the hook worker."""

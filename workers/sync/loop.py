@@ -34,7 +34,7 @@ from app.bus import schedules
 from app.bus.errors import Retry
 from app.bus.messages import SYNC, SyncStep
 from app.bus.publish import publish
-from app.cluster import ClusterError
+from app.cluster import ClusterError, NotFound
 from app.engine.sync import (
     Continue,
     Done,
@@ -55,10 +55,14 @@ from app.engine.sync import (
     unplanned,
 )
 from app.engine.sync.reads import objects_to_read
+from app.engine.sync.resumption import resume
 from app.engine.sync.turns import Arrival, Move, Role, Situation, Turn, arrival, turn
 from app.engine.sync.window_hold import held_by_windows
 from app.model.application import Application
+from app.model.operation import ResourceResult
+from app.model.resource import ResourceKey
 from app.runtime.clusters import UnknownDestination
+from app.runtime.recovery import application_exists, written_operation
 from app.store.operations import SyncRecord
 from workers.sync.context import MAX_REASON, OperationContext, SyncServices, now
 from workers.sync.finishing import finish, write_status
@@ -126,6 +130,8 @@ class OperationLoop:
 
     async def _load(self, ctx: OperationContext, step: int) -> tuple[_Found, Situation]:
         record = await self._rt.operations.load_sync(ctx.ref)
+        if record is None and await self._restored(ctx, step):
+            record = await self._rt.operations.load_sync(ctx.ref)
         came = Arrival.STALE
         if record is not None:
             came = arrival(
@@ -150,8 +156,39 @@ class OperationLoop:
             terminate=record.terminate,
         )
 
+    async def _restored(self, ctx: OperationContext, step: int) -> bool:
+        """Redis holds no operation for the app: if the Application says one runs, store
+        it again (unplanned, at this message's step) so that it resumes; True if stored.
+        Only the sync worker plans: a hook worker that restored it tells the sync worker."""
+        limit = self._services.settings.status_timeout
+        try:
+            written = await written_operation(self._rt.control_plane, ctx.ref, time_limit=limit)
+        except ClusterError as e:
+            raise Retry(f"{ctx.ref}: cannot read the Application: {e}", 1.0) from None
+        if written is None or written.phase.completed:
+            return False
+        restored = await self._rt.operations.restore(ctx.ref, ctx.operation_id, step, written)
+        if restored and self._role is Role.HOOKS:
+            reason = "plan the operation restored from the Application"
+            await publish(self._rt.bus, SYNC, SyncStep(ctx.ref, ctx.operation_id, step, reason))
+        ctx.log.info(
+            "sync.restored" if restored else "sync.restore_refused",
+            step=step,
+            started_at=written.started_at,
+            reason="Redis lost the running operation; it resumes from the Application's "
+            "operationState and the cluster",
+        )
+        return restored
+
     async def _found(self, ctx: OperationContext, record: SyncRecord) -> _Found:
         app = await self._rt.apps.get(ctx.ref)
+        if app is None:
+            limit = self._services.settings.status_timeout
+            if await application_exists(self._rt.control_plane, ctx.ref, time_limit=limit):
+                ctx.log.info(
+                    "sync.waiting", reason="the app registry does not hold the Application yet"
+                )
+                raise Retry(f"{ctx.ref}: the app registry is being rebuilt", 1.0)
         if record.sync is None:
             return _Found(record.step, None, app)
         try:
@@ -212,29 +249,51 @@ class OperationLoop:
 
     async def _first(self, ctx: OperationContext, found: _Found, move: Move) -> _Moved | None:
         """A move on an operation not planned yet, or whose stored state cannot be read."""
-        bare = await self._unplanned(ctx)
-        if bare is None:
+        unplanned_op = await self._unplanned(ctx)
+        if unplanned_op is None:
             return None
+        bare, recorded = unplanned_op
         if move is Move.END_UNREADABLE:
             why = f"the stored sync state cannot be read ({found.unreadable})"
             return _Moved(error_out(bare, why, now()), "sync.ended_unreadable")
         if move is Move.ABANDON:
             return _abandoned(bare)
         assert found.app is not None, "the engine abandons an operation whose Application is gone"
-        return await self._plan(ctx, found.app, bare)
+        return await self._plan(ctx, found.app, bare, recorded)
 
-    async def _unplanned(self, ctx: OperationContext) -> SyncState | None:
-        """The operation as stored before it is planned (None: it is gone)."""
+    async def _unplanned(
+        self, ctx: OperationContext
+    ) -> tuple[SyncState, list[ResourceResult] | None] | None:
+        """The operation as stored before it is planned (None: it is gone), and for one
+        restored from the Application, the results it had recorded there."""
         stored = await self._rt.operations.load(ctx.ref)
         if stored is None:
             return None
-        return unplanned(ctx.ref.name, stored.state.operation, stored.state.started_at, now())
+        recorded = None
+        if stored.restored:
+            result = stored.state.sync_result
+            recorded = list(result.resources) if result is not None else []
+        bare = unplanned(ctx.ref.name, stored.state.operation, stored.state.started_at, now())
+        return bare, recorded
 
-    async def _plan(self, ctx: OperationContext, app: Application, bare: SyncState) -> _Moved:
-        """The operation's first step: plan it and start, or end it in Error saying why."""
+    async def _plan(
+        self,
+        ctx: OperationContext,
+        app: Application,
+        bare: SyncState,
+        recorded: list[ResourceResult] | None = None,
+    ) -> _Moved:
+        """The operation's first step: plan it and start, or end it in Error saying why; a
+        restored operation resumes what its lost progress had run (`resumption`)."""
         try:
             plan = await self._planner.plan(app, bare.operation, bare.started_at, re_resolve=False)
             state = start(plan, now())
+            if recorded is not None:
+                state = resume(state, recorded, await self._hooks_live(app, state))
+                ctx.log.info(
+                    "sync.resumed",
+                    carried=[t.label for t in state.tasks if t.hook and not t.pending],
+                )
         except PlanRefused as e:
             ctx.log.info("sync.plan_refused", reason=str(e))
             state = error_out(bare, str(e), now())
@@ -246,6 +305,23 @@ class OperationLoop:
             "warnings": list(state.warnings),
         }
         return _Moved(state, "sync.planned", facts, status=True)
+
+    async def _hooks_live(self, app: Application, state: SyncState) -> dict[ResourceKey, Any]:
+        """The live objects of the operation's hooks (absent ones left out)."""
+        cluster = self._rt.clusters.resolve(app.spec.destination)
+        limit = self._services.settings.observe_timeout
+        found: dict[ResourceKey, Any] = {}
+        for task in (t for t in state.tasks if t.hook):
+            key = task.key
+            try:
+                found[key] = await cluster.get(
+                    task.api_version, key.kind, key.name, key.namespace, time_limit=limit
+                )
+            except NotFound:
+                continue
+            except ClusterError as e:
+                raise Retry(f"cannot read hook {task.label}: {e}", 1.0) from None
+        return found
 
     async def _step(self, ctx: OperationContext, app: Application, state: SyncState) -> _Moved:
         """The next step: held by the project's sync windows, a due retry, or the engine's."""
@@ -312,8 +388,8 @@ class OperationLoop:
         if not await ctx.persist(step, moved.state):
             return False
         ctx.log.info(moved.event, step=step, **moved.facts)
-        await ctx.report_hooks(before, moved.state)
-        if moved.status:
+        hooks_moved = await ctx.report_hooks(before, moved.state)
+        if moved.status or hooks_moved:
             await write_status(ctx, operation_state(moved.state))
         return True
 

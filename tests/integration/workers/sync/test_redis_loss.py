@@ -1,0 +1,103 @@
+"""Redis is a cache: losing it in the middle of an operation costs a rebuild, never a stuck
+or repeated operation (issue 13, defect 1).
+
+The whole pipeline runs an automated app with a PreSync hook, waves -1/0 and a PostSync
+hook; Redis is flushed at a point of the operation (once a hook exists). The operation
+resumes from the Application's `status.operationState` and the cluster: it ends
+Succeeded, each hook Job is created once, and auto-sync starts no second operation.
+"""
+
+from typing import Any
+
+import pytest
+
+from app.bus.subjects import EventType
+from app.model.identity import AppRef
+from app.runtime.runtime import Runtime
+from app.runtime.worker import Worker
+from tests.integration.workers.sync.conftest import (
+    HOOK,
+    WAVE,
+    Recorder,
+    config_map,
+    deployment,
+    job,
+    stored_events,
+)
+from tests.support.gitrepo import GitRepo, manifests
+from tests.support.waiting import eventually
+
+CONTROL = "sluice"
+REF = AppRef(CONTROL, "shop")
+
+
+async def _create_app(rt: Runtime, repo_url: str) -> None:
+    for name in (CONTROL, "shop"):
+        await rt.control_plane.create(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        )
+    await rt.control_plane.create(
+        {
+            "apiVersion": "argoproj.io/v1alpha1",
+            "kind": "Application",
+            "metadata": {"name": "shop", "namespace": CONTROL},
+            "spec": {
+                "project": "default",
+                "source": {"repoURL": repo_url, "path": "deploy", "targetRevision": "main"},
+                "destination": {"server": "https://kubernetes.default.svc", "namespace": "shop"},
+                "syncPolicy": {"automated": {"prune": True}},
+            },
+        }
+    )
+
+
+async def _operation_state(rt: Runtime) -> dict[str, Any]:
+    obj = await rt.control_plane.get("argoproj.io/v1alpha1", "Application", "shop", CONTROL)
+    state: dict[str, Any] = (obj.get("status") or {}).get("operationState") or {}
+    return state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flush_once", ["pre", "post"], ids=["presync-hook", "postsync-hook"])
+async def test_an_operation_survives_redis_losing_everything(
+    runtime: Runtime,
+    git_repo: GitRepo,
+    recorder: Recorder,
+    pipeline_workers: list[Worker],
+    *,
+    flush_once: str,
+) -> None:
+    commit = git_repo.commit(
+        {
+            "deploy/app.yaml": manifests(
+                job("pre", {HOOK: "PreSync"}),
+                config_map("cfg", {WAVE: "-1"}),
+                deployment("web"),
+                job("post", {HOOK: "PostSync"}),
+            )
+        }
+    )
+    await _create_app(runtime, git_repo.url)
+
+    async def hook_created() -> bool:
+        return any(name == flush_once for _, name in recorder.added("jobs"))
+
+    await eventually(hook_created, timeout=60, what=f"the {flush_once} hook Job")
+    await runtime.redis.flushdb()
+
+    async def succeeded() -> dict[str, Any] | None:
+        state = await _operation_state(runtime)
+        return state if state.get("phase") == "Succeeded" else None
+
+    state = await eventually(succeeded, timeout=90, what="the operation to succeed")
+    assert state["syncResult"]["revision"] == commit
+    assert sorted(name for _, name in recorder.added("jobs")) == ["post", "pre"]
+
+    async def ended() -> list[EventType]:
+        kinds = [kind for kind, _ in await stored_events(runtime, REF)]
+        return kinds if EventType.OPERATION_SUCCEEDED in kinds else []
+
+    kinds = await eventually(ended, timeout=30, what="the operation-succeeded event")
+    assert kinds.count(EventType.OPERATION_STARTED) == 1
+    assert kinds.count(EventType.OPERATION_SUCCEEDED) == 1
+    assert EventType.OPERATION_FAILED not in kinds
