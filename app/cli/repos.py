@@ -98,9 +98,14 @@ async def add_repo(args: argparse.Namespace) -> int:
     return OK
 
 
+def _refresh(args: argparse.Namespace) -> str:
+    """`--refresh hard`: measure the connection state now instead of the cached one."""
+    return "?forceRefresh=true" if args.refresh == "hard" else ""
+
+
 async def list_repos(args: argparse.Namespace) -> int:
     async with Api.from_args(args) as api:
-        items = (await api.call("GET", "/api/v1/repositories"))["items"]
+        items = (await api.call("GET", "/api/v1/repositories" + _refresh(args)))["items"]
     if args.output != "table":
         dump(items, args.output)
         return OK
@@ -122,7 +127,7 @@ async def list_repos(args: argparse.Namespace) -> int:
 
 async def get_repo(args: argparse.Namespace) -> int:
     async with Api.from_args(args) as api:
-        repo = await api.call("GET", _repo_path(args.url))
+        repo = await api.call("GET", _repo_path(args.url) + _refresh(args))
     if args.output != "table":
         dump(repo, args.output)
         return OK
@@ -221,11 +226,17 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     add.add_argument("--project", default="", help="scope the repository to this project")
     _credential_flags(add)
     add.set_defaults(run=runner(add_repo))
-    commands.add_parser("list", help="repositories and their connection state",
-                        parents=[common]).set_defaults(run=runner(list_repos))  # fmt: skip
+    listing = commands.add_parser("list", help="repositories and their connection state",
+                                  parents=[common])  # fmt: skip
+    listing.set_defaults(run=runner(list_repos))
     get = commands.add_parser("get", help="one repository", parents=[common])
     get.add_argument("url")
     get.set_defaults(run=runner(get_repo))
+    for parser in (listing, get):
+        parser.add_argument(
+            "--refresh", choices=("hard",), default="",
+            help="check the connection now instead of answering from the cache (10 min)",
+        )  # fmt: skip
     rm = commands.add_parser("rm", help="remove repositories", parents=[plain])
     rm.add_argument("url", nargs="+")
     rm.set_defaults(run=runner(rm_repo))

@@ -6,7 +6,9 @@ by their resourceVersions, so N processes seeing the same edit refresh once): fo
 registered app, the sources whose repository is reached differently now
 (`CredentialView.fingerprint` before and after), and whether the app is in a repository
 error (its stored status and compare marks); the engine (`app.engine.credential_refresh`)
-says whether that calls for a refresh and words the reason.
+says whether that calls for a refresh and words the reason. The claiming process also
+empties the cached connection states (`app.store.connection_states`): the next list
+measures them with what is in force now.
 """
 
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from app.store import keys
 from app.store.apps import AppRegistry
 from app.store.compare_marks import CompareMarksStore
 from app.store.connection import Redis
+from app.store.connection_states import ConnectionStates
 from app.store.status import StatusStore
 
 logger = log.get("repositories", stage="credentials")
@@ -47,6 +50,7 @@ class CredentialRefresher:
         key = keys.repo_change(after.version)
         if not await self.redis.set(key, b"1", nx=True, ex=CLAIM_SECONDS):
             return 0
+        await ConnectionStates(self.redis).clear()
         marks = CompareMarksStore(self.redis)
         refreshed = 0
         for app in await self.apps.all():

@@ -26,6 +26,7 @@
     sluice:notify-lock:{ns/app}:<key>  str   holder token while one notification is sent (PX)
     sluice:repo-change:{digest}        str   claimed by the process reacting to one state of
                                              the repository Secrets and ConfigMaps (EX)
+    sluice:repo-connections            hash  digest of project+URL -> connection state JSON
 
 The part in braces is a Redis Cluster hash tag: keys a script or transaction touches
 together share it, so they live in one slot. `ns/app` is the Application's namespace and
@@ -115,6 +116,9 @@ def live_warm(app: AppRef) -> str:
 
 def manifests(repo_url: str, commit: str, spec_hash: str) -> str:
     return f"{PREFIX}manifests:{{{repo_digest(repo_url)}}}:{commit}:{spec_hash}"
+
+
+REPO_CONNECTIONS = f"{PREFIX}repo-connections"
 
 
 def repo_change(version: str) -> str:

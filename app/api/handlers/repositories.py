@@ -10,7 +10,11 @@ accident).
 The `{repo}`/`{url}` path segment is the URL percent-encoded (`/` as `%2F`), as Argo CD's
 clients send it. Every answer about a repository carries its connection state, from an
 ls-remote with exactly that Secret's credentials (`Repositories.validate`), Argo CD's
-"Connection Status": `Successful`, or `Failed` with the reason (redacted).
+"Connection Status": `Successful`, or `Failed` with the reason (redacted). As in Argo CD
+it is cached (`app.store.connection_states`, 10 min, emptied when any repository Secret
+or trust ConfigMap changes): list and get answer from the cache unless
+`forceRefresh=true` (`sluice repo list --refresh hard`); validate, create and update
+always measure it afresh and store it.
 
 Who may do what is Argo CD's RBAC on `repositories` (get, create, update, delete), whose
 object is the repository URL, `<project>/<url>` for a repository scoped to a project, and
@@ -52,6 +56,7 @@ from app.model.repository_secret import (
 from app.repo.credentials import CredentialStore, RepoCredential, same_repository
 from app.repo.errors import RepoError, RepoURLError
 from app.repo.urls import parse_repo_url
+from app.store.connection_states import CachedState, ConnectionStates
 
 logger = log.get("api")
 
@@ -115,7 +120,31 @@ async def _may(call: Call[Any, Any], action: str, record: RepositorySecret) -> N
     await authz.require(call, names.REPOSITORIES, action, _object(record))
 
 
+def _force(call: Call[Any, Any]) -> bool:
+    return call.request.query.get("forceRefresh", "").lower() in ("true", "1")
+
+
 async def _state(
+    call: Call[Any, Any],
+    record: RepositorySecret,
+    templates: list[RepositorySecret],
+    *,
+    fresh: bool,
+) -> ConnectionState:
+    """The cached connection state of `record`, or (`fresh`, or none cached) a new one."""
+    cache = ConnectionStates(call.rt.redis)
+    if not fresh:
+        cached = await cache.get(record.url, record.project)
+        if cached is not None:
+            return ConnectionState(cached.status, cached.message, cached.attempted_at)
+    state = await _measure(call, record, templates)
+    await cache.put(
+        record.url, record.project, CachedState(state.status, state.message, state.attempted_at)
+    )
+    return state
+
+
+async def _measure(
     call: Call[Any, Any], record: RepositorySecret, templates: list[RepositorySecret]
 ) -> ConnectionState:
     attempted = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -142,9 +171,13 @@ def _inherited(record: RepositorySecret, templates: list[RepositorySecret]) -> b
 
 
 async def _view(
-    call: Call[Any, Any], record: RepositorySecret, templates: list[RepositorySecret]
+    call: Call[Any, Any],
+    record: RepositorySecret,
+    templates: list[RepositorySecret],
+    *,
+    fresh: bool,
 ) -> RepositoryView:
-    state = await _state(call, record, templates)
+    state = await _state(call, record, templates, fresh=fresh)
     return RepositoryView.of(record, state, inherited=_inherited(record, templates))
 
 
@@ -155,7 +188,7 @@ async def list_repositories(call: Call[None, None]) -> RepositoryList:
 
     async def one(record: RepositorySecret) -> RepositoryView:
         async with limit:
-            return await _view(call, record, templates)
+            return await _view(call, record, templates, fresh=_force(call))
 
     views = await asyncio.gather(*(one(r) for r in sorted(records, key=lambda r: r.url)))
     return RepositoryList(list(views))
@@ -182,12 +215,13 @@ async def _find(call: Call[Any, Any], url: str) -> RepositorySecret:
 
 async def get_repository(call: Call[None, None]) -> RepositoryView:
     record = await _find(call, call.path("repo"))
-    return await _view(call, record, await _secrets(call, RepoKind.TEMPLATE))
+    templates = await _secrets(call, RepoKind.TEMPLATE)
+    return await _view(call, record, templates, fresh=_force(call))
 
 
 async def validate_repository(call: Call[None, None]) -> ConnectionState:
     record = await _find(call, call.path("repo"))
-    return await _state(call, record, await _secrets(call, RepoKind.TEMPLATE))
+    return await _state(call, record, await _secrets(call, RepoKind.TEMPLATE), fresh=True)
 
 
 async def _write(
@@ -236,7 +270,7 @@ async def create_repository(call: Call[None, Repository]) -> RepositoryView:
     record = call.body.record()
     await _may(call, names.CREATE, record)
     written = await _write(call, record, upsert=_upsert(call), what="repository")
-    return await _view(call, written, await _secrets(call, RepoKind.TEMPLATE))
+    return await _view(call, written, await _secrets(call, RepoKind.TEMPLATE), fresh=True)
 
 
 async def update_repository(call: Call[None, Repository]) -> RepositoryView:
@@ -251,7 +285,7 @@ async def update_repository(call: Call[None, Repository]) -> RepositoryView:
     if record.project != stored.project:
         raise BadRequest("project: a repository cannot move between projects; delete and add it")
     written = await _write(call, _kept(record, stored), upsert=True, what="repository")
-    return await _view(call, written, await _secrets(call, RepoKind.TEMPLATE))
+    return await _view(call, written, await _secrets(call, RepoKind.TEMPLATE), fresh=True)
 
 
 async def _delete(call: Call[Any, Any], record: RepositorySecret) -> None:
