@@ -3,7 +3,7 @@
 - `guestbook`: a Deployment and a Service (Argo CD's classic example).
 - `waves`: a PreSync Job, a ConfigMap in wave -1, a Deployment in wave 0, a Service in
   wave 1 and a PostSync Job, to show phases, waves and hooks.
-- `helm-guestbook`: the guestbook as a Helm chart (found by its Chart.yaml), rendered by
+- `helm-demo`: the guestbook as a Helm chart (found by its Chart.yaml), rendered by
   Helm's own engine, as in Argo CD's example apps.
 
 `ensure_repository(path)` creates (once) a Git repository holding the three directories,
@@ -18,7 +18,7 @@ from typing import Any
 
 import git
 
-APPS = ("guestbook", "waves", "helm-guestbook")
+APPS = ("guestbook", "waves", "helm-demo")
 _SUFFIXES = (".yaml", ".tpl")
 
 

@@ -3,7 +3,7 @@
 `chromium` skips a test with the reason when Chromium is absent, except in CI
 (`CI=true`), where its absence fails: CI installs it (`.ci/run`). `sluice_up` runs one
 real `sluice up` per module (a process of its own, as a user runs it) and waits for
-both example apps to be Synced and Healthy; `browser` is one Chromium per module;
+every example app to be Synced and Healthy; `browser` is one Chromium per module;
 `page` a fresh browser context per test, signed in through `POST /api/v1/session`.
 Screenshots go to `SLUICE_SCREENSHOTS` when set (docs/screenshots is made that way),
 else to the test's temporary directory.

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from app import examples
 from tests.browser.conftest import Up
 
 pytestmark = pytest.mark.slow
@@ -31,7 +32,7 @@ def auto_sync_off(page: Page) -> None:
     expect(page.get_by_role("button", name="Enable auto-sync")).to_be_visible(timeout=LIVE)
 
 
-def test_sign_in_shows_both_examples_synced_and_healthy(
+def test_sign_in_shows_every_example_synced_and_healthy(
     browser: Browser, sluice_up: Up, shots: Path
 ) -> None:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -40,11 +41,12 @@ def test_sign_in_shows_both_examples_synced_and_healthy(
         page.goto(sluice_up.url + "/")
         page.get_by_label("API token").fill(sluice_up.token)
         page.get_by_role("button", name="Sign in").click()
-        for name in ("guestbook", "waves"):
+        for name in examples.APPS:
             tile = page.locator(f"[data-app='sluice/{name}']")
             expect(tile.locator(".badge[data-kind=sync]")).to_have_text(re.compile("Synced"))
             expect(tile.locator(".badge[data-kind=health]")).to_have_text(re.compile("Healthy"))
-        expect(page.locator(".summary").first).to_contain_text("2 of 2 applications")
+        count = len(examples.APPS)
+        expect(page.locator(".summary").first).to_contain_text(f"{count} of {count} applications")
         assert sluice_up.token not in page.url
         cookie = next(c for c in context.cookies() if c["name"] == "sluice_session")
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"

@@ -1,8 +1,8 @@
-{{- define "helm-guestbook.fullname" -}}
+{{- define "helm-demo.fullname" -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{- define "helm-guestbook.labels" -}}
+{{- define "helm-demo.labels" -}}
 app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
