@@ -9,10 +9,6 @@ MiB = 1024 * 1024
 class HelmSettings:
     """How Helm sources are rendered and fetched. Defaults suit production."""
 
-    memory_bytes: int = 1024 * MiB
-    """Resident memory one render's child process may use (Python and Helm's Go runtime
-    start at about 60 MiB); a render that needs more is killed with a clear condition."""
-
     allow_remote_value_files: bool = False
     """Let `valueFiles` name `http(s)://` URLs, fetched without credentials, with the
     network deadline and within `max_value_file_bytes`. Off: an Application cannot make

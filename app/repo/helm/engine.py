@@ -11,7 +11,7 @@ in a child process (`app.repo.helm.child`), so a panic, a runaway template or a 
 cannot take the render worker with it. The child gets its request on stdin and runs in
 its own session with a controlled environment (private HOME, no kubeconfig, no
 credentials); it is killed as a process group at the deadline (`RepoSettings.
-tool_timeout`), when its resident memory passes `HelmSettings.memory_bytes`, when its
+tool_timeout`), when its resident memory passes `RepoSettings.max_render_memory`, when its
 output passes `max_manifest_bytes`, or when the caller is cancelled. (An address-space
 rlimit does not work here: Go's runtime reserves address space unpredictably and then
 fails to start under one now and then.)
@@ -161,7 +161,7 @@ async def render_chart(
     if finished.violation is not None:
         raise LimitExceeded(
             f"{field}: helm template was stopped: {finished.violation} (max_manifest_bytes, "
-            "HelmSettings.memory_bytes); simplify the chart or split the application"
+            "max_render_memory); simplify the chart or split the application"
         )
     if binary:
         if finished.code != 0:

@@ -157,7 +157,9 @@ async def render_chart_dir(
         skip_schema_validation=options.skip_schema_validation,
     )
     limits = Limits(
-        repos.settings.tool_timeout, repos.settings.max_manifest_bytes, settings.memory_bytes
+        repos.settings.tool_timeout,
+        repos.settings.max_manifest_bytes,
+        repos.settings.max_render_memory,
     )
     home = Path(
         await asyncio.to_thread(tempfile.mkdtemp, prefix="home-", dir=place.work.root.parent)
