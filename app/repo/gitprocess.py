@@ -53,6 +53,8 @@ _BOILERPLATE = (
     "Use `git lfs logs last`",
 )
 _HINTS: tuple[tuple[str, str], ...] = (
+    ("response 407", "the proxy refused its credentials; check data.proxy in the Secret"),
+    ("proxy connect aborted", "the proxy closed the connection; check data.proxy"),
     ("authentication failed", "the server refused the credentials; check them in the Secret"),
     (
         "could not read username",
