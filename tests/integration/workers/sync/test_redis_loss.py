@@ -2,9 +2,10 @@
 or repeated operation (issue 13, defect 1).
 
 The whole pipeline runs an automated app with a PreSync hook, waves -1/0 and a PostSync
-hook; Redis is flushed at a point of the operation (once a hook exists). The operation
-resumes from the Application's `status.operationState` and the cluster: it ends
-Succeeded, each hook Job is created once, and auto-sync starts no second operation.
+hook; Redis is flushed at a point of the operation (once the PreSync hook, the wave -1
+ConfigMap or the PostSync hook exists). The operation resumes from the Application's
+`status.operationState` and the cluster: it ends Succeeded, each hook Job is created
+once, and auto-sync starts no second operation.
 """
 
 from typing import Any
@@ -58,14 +59,18 @@ async def _operation_state(rt: Runtime) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flush_once", ["pre", "post"], ids=["presync-hook", "postsync-hook"])
+@pytest.mark.parametrize(
+    "flush_once",
+    [("jobs", "pre"), ("configmaps", "cfg"), ("jobs", "post")],
+    ids=["presync-hook", "wave-minus-one", "postsync-hook"],
+)
 async def test_an_operation_survives_redis_losing_everything(
     runtime: Runtime,
     git_repo: GitRepo,
     recorder: Recorder,
     pipeline_workers: list[Worker],
     *,
-    flush_once: str,
+    flush_once: tuple[str, str],
 ) -> None:
     commit = git_repo.commit(
         {
@@ -79,10 +84,12 @@ async def test_an_operation_survives_redis_losing_everything(
     )
     await _create_app(runtime, git_repo.url)
 
-    async def hook_created() -> bool:
-        return any(name == flush_once for _, name in recorder.added("jobs"))
+    resource, name = flush_once
 
-    await eventually(hook_created, timeout=60, what=f"the {flush_once} hook Job")
+    async def created() -> bool:
+        return any(added == name for _, added in recorder.added(resource))
+
+    await eventually(created, timeout=60, what=f"{resource}/{name} to be created")
     await runtime.redis.flushdb()
 
     async def succeeded() -> dict[str, Any] | None:
