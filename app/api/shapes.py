@@ -54,6 +54,15 @@ class ListQuery:
     sync: SyncStatusCode | None = field(default=None, metadata={"doc": "only this sync status"})
     health: HealthStatusCode | None = field(default=None, metadata={"doc": "only this health"})
     app_namespace: str = _name("only apps in this namespace")
+    fields: str = field(
+        default="",
+        metadata={
+            "doc": "only these comma-separated paths of the answer, e.g. "
+            "`items.metadata.name,items.status.sync.status`; a leading `-` leaves them out "
+            "instead (Argo CD's `fields`)",
+            "max_length": MAX_TEXT,
+        },
+    )
 
 
 @dataclass

@@ -168,33 +168,42 @@ class StatusStore:
             reply = await pipe.execute()
         return _decode_read(app, reply)
 
-    async def read_statuses(self, apps: Sequence[AppRef]) -> list[StoredStatus | None]:
+    async def read_statuses(
+        self, apps: Sequence[AppRef], *, history: bool = True
+    ) -> list[StoredStatus | None]:
         """`read_status` of many apps, `READ_CHUNK` apps per round trip (one transaction
-        each, so every app's three reads agree as in `read_status`)."""
+        each, so every app's reads agree as in `read_status`); `history=False` leaves
+        every app's deployment history out (unread, empty)."""
         found: list[StoredStatus | None] = []
+        per_app = 3 if history else 2
         for start in range(0, len(apps), READ_CHUNK):
             chunk = apps[start : start + READ_CHUNK]
             async with self._redis.pipeline(transaction=True) as pipe:
                 for app in chunk:
-                    _queue_read(pipe, app)
+                    _queue_read(pipe, app, history=history)
                 reply = await pipe.execute()
-            found.extend(_decode_read(app, reply[3 * i : 3 * i + 3]) for i, app in enumerate(chunk))
+            found.extend(
+                _decode_read(app, reply[per_app * i : per_app * (i + 1)])
+                for i, app in enumerate(chunk)
+            )
         return found
 
 
-def _queue_read(pipe: Any, app: AppRef) -> None:
+def _queue_read(pipe: Any, app: AppRef, *, history: bool = True) -> None:
     pipe.hmget(keys.status(app), ["seq", "status"])
     pipe.hgetall(keys.operation(app))
-    pipe.hgetall(keys.history(app))
+    if history:
+        pipe.hgetall(keys.history(app))
 
 
 def _decode_read(app: AppRef, reply: Sequence[Any]) -> StoredStatus | None:
-    (seq, data), operation, history = reply
+    (seq, data), operation, *history = reply
     name = f"{app.namespace}/{app.name}"
     status = load_model(ApplicationStatus, as_bytes(data), what=f"status of {name}")
     if status is None:
         return None
     stored_op = decode_operation(operation, what=f"operation of {name}")
     status.operation_state = stored_op.state if stored_op else None
-    status.history = decode_history(history, what=f"history of {name}")
+    if history:
+        status.history = decode_history(history[0], what=f"history of {name}")
     return StoredStatus(int(seq), status, stored_op)

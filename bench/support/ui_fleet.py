@@ -96,12 +96,17 @@ class UiFleet:
     def ref(self, i: int) -> AppRef:
         return AppRef(NAMESPACE, name_of(i))
 
-    async def seed(self) -> None:
+    async def seed(self, start: int = 0) -> None:
         async def one(i: int) -> None:
-            await self.rt.apps.put(application(i))
-            await _write_status(self.rt, self.ref(i), status(i))
+            await self.rt.apps.put(application(start + i))
+            await _write_status(self.rt, self.ref(start + i), status(start + i))
 
-        await _batched(self.count, one)
+        await _batched(self.count - start, one)
+
+    async def grow(self, count: int) -> None:
+        """Seed more apps, up to `count` in all."""
+        start, self.count = self.count, count
+        await self.seed(start)
 
     async def burst(self, sync: SyncStatusCode = SyncStatusCode.OUT_OF_SYNC) -> None:
         """Every app's status changes to `sync`, each with the event the compare stage emits."""

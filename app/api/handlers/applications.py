@@ -8,11 +8,14 @@ and checked against its project before anything is written.
 
 from typing import Any
 
+from aiohttp import web
+
 from app import log
 from app.api import access, authz
 from app.api.errors import BadRequest, Conflict
+from app.api.fields import parse_fields, select
 from app.api.handlers import writes
-from app.api.routes import Call, Route
+from app.api.routes import Call, Route, encode
 from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
@@ -29,20 +32,24 @@ from app.model.status import ApplicationStatus
 logger = log.get("api")
 
 
-async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[Application]:
-    """The apps with the status the pipeline stored (an empty status if never compared)."""
-    found = await call.rt.status.read_statuses([app.ref for app in apps])
+async def with_status(
+    call: Call[Any, Any], apps: list[Application], *, history: bool = True
+) -> list[Application]:
+    """The apps with the status the pipeline stored (an empty status if never compared);
+    `history=False` leaves their deployment history out."""
+    found = await call.rt.status.read_statuses([app.ref for app in apps], history=history)
     for app, stored in zip(apps, found, strict=True):
         app.status = stored.status if stored is not None else ApplicationStatus()
     return apps
 
 
-async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
+async def list_applications(call: Call[ListQuery, None]) -> ApplicationList | web.Response:
     q = call.query
     try:
         selector = parse_label_selector(q.selector)
     except SelectorError as e:
         raise BadRequest(f"selector: {e.message}") from None
+    selection = parse_fields(q.fields)
     chosen = [
         app
         for app in await call.rt.apps.all()
@@ -52,14 +59,17 @@ async def list_applications(call: Call[ListQuery, None]) -> ApplicationList:
         and selector.matches(app.metadata.labels)
         and await access.may(call, app, names.GET)
     ]
+    history = selection is None or selection.wants("items", "status", "history")
     items = [
         app
-        for app in await with_status(call, chosen)
+        for app in await with_status(call, chosen, history=history)
         if (q.sync is None or app.status.sync.status is q.sync)
         and (q.health is None or app.status.health.status is q.health)
     ]
     items.sort(key=lambda a: (a.namespace, a.name))
-    return ApplicationList(items)
+    if selection is None:
+        return ApplicationList(items)
+    return web.json_response(select(encode(ApplicationList(items)), selection))
 
 
 async def get_application(call: Call[AppQuery, None]) -> Application:

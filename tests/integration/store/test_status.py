@@ -102,6 +102,12 @@ async def test_read_assembles_operation_and_history(redis_client: Redis) -> None
     assert stored.status.operation_state is not None
     assert stored.status.operation_state.phase is OperationPhase.RUNNING
     assert [h.revision for h in stored.status.history] == ["a" * 40]
+    other = AppRef("sluice", "never-compared")
+    many = await store.read_statuses([APP, other, APP], history=False)
+    assert many[1] is None
+    for found in (many[0], many[2]):
+        assert found is not None and found.status.operation_state is not None
+        assert found.status.history == [], "a list without history does not read it"
 
 
 async def test_unreadable_status_is_absent_not_an_error(redis_client: Redis) -> None:

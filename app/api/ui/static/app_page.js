@@ -331,10 +331,9 @@ export function appPage(main, namespace, name, tab, ctx) {
     const op = app && (app.status || {}).operationState;
     if (op && (op.phase === "Running" || op.phase === "Terminating")) soon();
   }, RUNNING_POLL_MS);
-  if (app) {
-    drawHeader();
-    replace(side, summary(app, windows, ctx, soon));
-  }
+  // The list's copy of the app has only what the list shows: enough for the header; the
+  // summary waits for the whole app.
+  if (app) drawHeader();
   soon();
   return {
     destroy() {

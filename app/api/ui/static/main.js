@@ -132,7 +132,7 @@ window.addEventListener("unhandledrejection", (e) => {
 
 // The list is asked for while the session is checked (index.html preloads it, so this
 // takes the answer already on its way): a 401 here just means the sign-in page is next.
-const early = api.get("/api/v1/applications");
+const early = api.get(store.LIST_PATH);
 early.catch(() => {});
 try {
   me = await api.session.who();

@@ -7,6 +7,7 @@ import pytest
 from app.cluster.errors import NotFound
 from app.model.health import HealthStatusCode
 from app.model.identity import AppRef
+from app.model.operation import RevisionHistory
 from app.model.status import AppHealthStatus, ApplicationStatus, SyncStatus
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime
@@ -208,6 +209,42 @@ async def test_list_filters(api: Client, runtime: Runtime) -> None:
     assert bad.status == 400 and "selector" in (await bad.json())["message"]
     bad = await api.get("/api/v1/applications?sync=Green", headers=auth())
     assert bad.status == 400 and "sync" in (await bad.json())["message"]
+
+
+async def test_list_fields_keep_only_what_is_asked_and_skip_history(
+    api: Client, runtime: Runtime
+) -> None:
+    ref = await seed_app(
+        runtime,
+        {
+            **application("web"),
+            "metadata": {"name": "web", "namespace": "sluice", "labels": {"a": "b"}},
+        },
+    )
+    await set_status(runtime, ref, SyncStatusCode.SYNCED, HealthStatusCode.HEALTHY)
+    await runtime.history.append(ref, RevisionHistory(id=0, revision="a" * 40), limit=10)
+
+    async def listed(fields: str) -> dict[str, Any]:
+        response = await api.get("/api/v1/applications", params={"fields": fields}, headers=auth())
+        assert response.status == 200, await response.text()
+        body: dict[str, Any] = await response.json()
+        return body
+
+    wanted = "items.metadata.name,items.metadata.labels,items.status.sync.status"
+    assert await listed(wanted) == {
+        "items": [
+            {
+                "metadata": {"name": "web", "labels": {"a": "b"}},
+                "status": {"sync": {"status": "Synced"}},
+            }
+        ]
+    }
+    full = (await listed("-items.spec"))["items"][0]
+    assert "spec" not in full and full["status"]["history"][0]["revision"] == "a" * 40
+    assert "history" not in (await listed("-items.status.history"))["items"][0]["status"]
+    bad = await api.get("/api/v1/applications?fields=items..name", headers=auth())
+    assert bad.status == 400
+    assert "fields: 'items..name' is not a dotted path" in (await bad.json())["message"]
 
 
 async def test_get_includes_status(api: Client, runtime: Runtime) -> None:

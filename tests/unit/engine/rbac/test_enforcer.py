@@ -146,3 +146,25 @@ def test_project_role_is_confined_to_its_project() -> None:
     assert not e.allows(ci, "applications", "delete", "team-b/web", other)
     deployer = Caller("dave", {"groups": ["org:deployers"]})
     assert e.allows(deployer, "applications", "sync", "team-a/web", policy)
+
+
+def test_lines_are_chosen_per_resource_with_wildcards_and_denies_kept_to_theirs() -> None:
+    e = Enforcer(
+        parse_rbac_config(
+            {
+                "policy.csv": "p, ops, *, get, *, allow\n"
+                "p, ops, clusters, get, https://secret*, deny\n"
+                "p, ops, app*, sync, team-a/*, allow\n"
+            },
+            origin="t",
+        )
+    )
+    ops = Caller("ops")
+    for _ in range(2):  # the second round is answered from what the first decided
+        assert e.allows(ops, "applications", "get", "team-b/web")
+        assert e.allows(ops, "clusters", "get", "https://k8s")
+        assert not e.allows(ops, "clusters", "get", "https://secret.example")
+        assert e.allows(ops, "repositories", "get", "https://secret.example")
+        assert e.allows(ops, "applications", "sync", "team-a/web")
+        assert not e.allows(ops, "applicationsets", "sync", "team-b/web")
+        assert not e.allows(ops, "clusters", "sync", "team-a/web")
