@@ -78,6 +78,13 @@ class Delivery(Generic[M]):
     """1 on first delivery, higher on redeliveries."""
     scheduled_by: str
     """The schedule subject if a timer produced this message, else ''."""
+    stream_seq: int = 0
+    """The message's sequence in the work stream."""
+    pending_after: int = 0
+    """Messages of this consumer still to deliver when this one was: every message with a
+    sequence up to `stream_seq + pending_after` was stored before this delivery."""
+    epoch: str = ""
+    """The work stream's creation time: sequences compare only within one epoch."""
 
 
 Handler = Callable[[Delivery[M]], Awaitable[None]]
@@ -105,6 +112,7 @@ class Consumer(Generic[M]):
         self._loop: asyncio.Task[None] | None = None
         self._sub: JetStreamContext.PullSubscription | None = None
         self._heartbeat_every = 10.0
+        self._epoch = ""
 
     async def start(self) -> None:
         """Bind to the durable consumer (created by `topology.ensure`) and start pulling."""
@@ -120,6 +128,9 @@ class Consumer(Generic[M]):
                 "create the topology first (`app.bus.topology.ensure`, which every worker "
                 "runs at start)"
             ) from None
+        stream = await self._bus.js.stream_info(subjects.WORK_STREAM)
+        if stream.created is not None:
+            self._epoch = f"{subjects.WORK_STREAM}@{stream.created.isoformat()}"
         ack_wait = info.config.ack_wait or 30.0
         self._heartbeat_every = max(0.1, ack_wait / 3)
         self._loop = asyncio.create_task(self._pull(), name=f"consumer:{self._durable}")
@@ -216,6 +227,9 @@ class Consumer(Generic[M]):
             subject=msg.subject,
             attempt=attempt,
             scheduled_by=(msg.headers or {}).get(SCHEDULER, ""),
+            stream_seq=meta.sequence.stream,
+            pending_after=meta.num_pending,
+            epoch=self._epoch,
         )
         heartbeat = asyncio.create_task(self._heartbeat(msg), name=f"heartbeat:{msg.subject}")
         deadline = asyncio.timeout(self._settings.handler_deadline)

@@ -9,7 +9,10 @@ one app never overlap across replicas.
 
 Each kind of work has its own lease per app (the stage name is the work's name). The
 compare worker's `refresh` stage only routes (it never compares), so comparisons are
-serialized by the `compare` stage alone.
+serialized by the `compare` stage alone. It is `answering`: a refresh asks to compare
+the app as it is now, so a run that began after a request was made answers it, and the
+coalescer drops it (`app.store.coalescing.Order`); a render run answers the refreshes
+made before it began as well (`answers`).
 """
 
 from collections.abc import Awaitable, Callable
@@ -23,7 +26,7 @@ from app.metrics import RECONCILE_DURATION
 from app.metrics.argocd import for_app
 from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
-from app.store.coalescing import Coalescer, CoalesceSettings, Pending
+from app.store.coalescing import Coalescer, CoalesceSettings, Order, Pending
 from app.store.errors import LeaseLost
 
 logger = log.get("stage")
@@ -44,11 +47,19 @@ class Stage(Generic[M]):
         level: Callable[[M], int] = lambda _message: 0,
         consumer: ConsumerSettings | None = None,
         coalesce: CoalesceSettings | None = None,
+        answering: bool = False,
+        answers: str | None = None,
     ) -> None:
+        """`answering`: any run that began after a request was made answers it (the
+        request asks about the app as it is, whatever it carries besides its level).
+        `answers`: the stage whose requests, made before a run of this one began, that
+        run answers too (the render stage answers refreshes)."""
         self.channel = channel
+        self._answering = answering
+        self._answers = answers
         self._handler = handler
         self._level = level
-        self._coalescer = Coalescer(runtime.redis, channel.work.value, coalesce)
+        self._coalescer = Coalescer(runtime.redis, channel.work.value, coalesce, marks_for=answers)
         self._consumer = Consumer(
             runtime.bus,
             channel,
@@ -73,7 +84,12 @@ class Stage(Generic[M]):
             ):
                 await self._handler(decode(self.channel, pending.payload), pending)
 
+        order = None
+        if (self._answering or self._answers) and delivery.epoch and delivery.stream_seq > 0:
+            bound = delivery.stream_seq + delivery.pending_after
+            seq = delivery.stream_seq if self._answering else 0
+            order = Order(seq, bound, delivery.epoch)
         try:
-            await self._coalescer.run(app, self._level(message), encode(message), run)
+            await self._coalescer.run(app, self._level(message), encode(message), run, order=order)
         except LeaseLost as e:
             raise Retry(str(e), delay=1.0) from None

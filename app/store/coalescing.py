@@ -16,6 +16,22 @@ tries to take `lease:<stage>:<app>`, in one Lua step:
                the caller marks as poison (`discard=`) is not handed back: that work is
                dropped (a poison payload must not ride along with the next request).
 
+Ordered stages (a request answered by any run that began after it was made, as a
+refresh is: "compare the app as it is now") also pass each request's place in its
+stream (`Order`): its stream sequence and a bound, a sequence every message at or below
+was stored before this one was delivered (its sequence plus the messages the consumer
+had still to deliver). A run's work carries the highest bound of what it took; when it
+finishes, `answered` records that bound for its level and every lower one. A later
+request at or below a recorded bound of its level was stored before that run began, so
+the run has answered it: offer drops it, and finish drops pending work made only of such
+requests. A storm of N refreshes of one app queued behind other apps' work becomes one
+run instead of up to N. A later stage may answer an earlier one's requests: a render run
+that began after a refresh was stored has resolved the revision and will compare after
+it, so the render stage writes its marks for the refresh stage (`marks_for`) without
+its own requests being dropped (their `Order.seq` is 0). The marks carry the stream's
+epoch (its creation time): sequences of a re-created stream start again, and old marks
+are ignored.
+
 Because offer and finish are each atomic, no wake-up is lost: an offer either lands
 before the holder's finish (which then sees pending and loops) or after it (and takes the
 lease itself). A storm of N messages while one run is in progress becomes one more run,
@@ -71,19 +87,43 @@ local function merge(src, dst)
     redis.call('HSET', dst, 'level', s[1], 'payload', s[3])
   end
   redis.call('HINCRBY', dst, 'count', tonumber(s[2]))
+  for _, field in ipairs({'bound', 'last'}) do
+    local v = tonumber(redis.call('HGET', src, field) or '0')
+    if v > tonumber(redis.call('HGET', dst, field) or '0') then
+      redis.call('HSET', dst, field, v)
+    end
+  end
   redis.call('DEL', src)
 end
+local UNORDERED = 1e15
+local function answered_up_to(marks, epoch, level)
+  if epoch == '' or redis.call('HGET', marks, 'epoch') ~= epoch then
+    return 0
+  end
+  return tonumber(redis.call('HGET', marks, 'l' .. level) or '0')
+end
 """
-# KEYS: pending, inflight, lease
+# KEYS: pending, inflight, lease, answered
 
 _OFFER = (
     _MERGE
     + """
 local level = tonumber(ARGV[1])
+local seq = tonumber(ARGV[6])
+if seq > 0 and seq <= answered_up_to(KEYS[4], ARGV[8], level) then
+  return -1
+end
 if level >= tonumber(redis.call('HGET', KEYS[1], 'level') or '-1') then
   redis.call('HSET', KEYS[1], 'level', level, 'payload', ARGV[2])
 end
 redis.call('HINCRBY', KEYS[1], 'count', 1)
+local last = seq > 0 and seq or UNORDERED
+if last > tonumber(redis.call('HGET', KEYS[1], 'last') or '0') then
+  redis.call('HSET', KEYS[1], 'last', last)
+end
+if tonumber(ARGV[7]) > tonumber(redis.call('HGET', KEYS[1], 'bound') or '0') then
+  redis.call('HSET', KEYS[1], 'bound', ARGV[7])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 if not redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then
   return 0
@@ -110,18 +150,41 @@ return redis.call('HMGET', KEYS[2], 'level', 'count', 'payload')
 """
 )
 
-_FINISH = """
+_FINISH = (
+    _MERGE
+    + """
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then
   return -1
 end
+local epoch = ARGV[3]
+local ran = redis.call('HMGET', KEYS[2], 'level', 'bound')
+local bound = tonumber(ran[2] or '0')
+if epoch ~= '' and bound > 0 then
+  if redis.call('HGET', KEYS[4], 'epoch') ~= epoch then
+    redis.call('DEL', KEYS[4])
+    redis.call('HSET', KEYS[4], 'epoch', epoch)
+  end
+  for l = 0, tonumber(ran[1]) do
+    if bound > tonumber(redis.call('HGET', KEYS[4], 'l' .. l) or '0') then
+      redis.call('HSET', KEYS[4], 'l' .. l, bound)
+    end
+  end
+  redis.call('PEXPIRE', KEYS[4], ARGV[4])
+end
 redis.call('DEL', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[3], ARGV[2])
-  return 1
+  local waiting = redis.call('HMGET', KEYS[1], 'level', 'last')
+  local last = tonumber(waiting[2] or UNORDERED)
+  if last > answered_up_to(KEYS[4], epoch, waiting[1]) then
+    redis.call('PEXPIRE', KEYS[3], ARGV[2])
+    return 1
+  end
+  redis.call('DEL', KEYS[1])
 end
 redis.call('DEL', KEYS[3])
 return 0
 """
+)
 
 _ABANDON = (
     _MERGE
@@ -150,6 +213,18 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class Order:
+    """Where a request stands in its stream (for a stage whose runs answer earlier asks)."""
+
+    seq: int
+    """The request's stream sequence; 0: the request itself is never dropped as answered."""
+    bound: int
+    """Every message with a sequence at or below was stored before this one was delivered."""
+    epoch: str
+    """The stream's identity: marks of another epoch (a re-created stream) are ignored."""
+
+
+@dataclass(frozen=True, slots=True)
 class CoalesceSettings:
     lease_ttl: float = 15.0
     """Seconds a silent holder keeps the lease; at most half the consumer's ack_wait."""
@@ -160,8 +235,18 @@ class CoalesceSettings:
 class Coalescer:
     """Serializes and coalesces the handler runs of one stage, per app."""
 
-    def __init__(self, redis: Redis, stage: str, settings: CoalesceSettings | None = None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        stage: str,
+        settings: CoalesceSettings | None = None,
+        *,
+        marks_for: str | None = None,
+    ) -> None:
+        """`marks_for`: the stage whose requests this stage's ordered runs answer (its own
+        by default)."""
         self.stage = stage
+        self._marks_for = marks_for or stage
         self._settings = settings or CoalesceSettings()
         self._offer = redis.register_script(_OFFER)
         self._take = redis.register_script(_TAKE)
@@ -181,10 +266,12 @@ class Coalescer:
         handle: Callable[[Pending], Awaitable[None]],
         *,
         discard: tuple[type[Exception], ...] = (),
+        order: Order | None = None,
     ) -> int:
         """Offer one request; if this call takes the lease, run `handle` until nothing is pending.
 
-        Returns how many times `handle` ran here (0: another holder will cover it).
+        Returns how many times `handle` ran here (0: another holder will cover it, or, with
+        `order`, a run that began after the request was made has answered it).
         Raises what `handle` raised (its work is handed back first) or LeaseLost. An
         exception of a `discard` type (a poison payload) is not handed back: that run's work
         is dropped, the loop goes on with whatever else is pending, and the exception is
@@ -198,12 +285,18 @@ class Coalescer:
             keys.pending(self.stage, app),
             keys.inflight(self.stage, app),
             keys.work_lease(self.stage, app),
+            keys.answered(self._marks_for, app),
         ]
         token = new_token()
         pending_ms = int(self._settings.pending_ttl * 1000)
+        seq, bound, epoch = (order.seq, order.bound, order.epoch) if order else (0, 0, "")
         reply = await self._offer(
-            keys=names, args=[int(level), payload, token, self._lease_ms, pending_ms]
+            keys=names,
+            args=[int(level), payload, token, self._lease_ms, pending_ms, seq, bound, epoch],
         )
+        if reply == -1:
+            log_.debug("work.answered", level=int(level), seq=seq)
+            return 0
         if not reply:
             return 0  # coalesced: the holder's next run counts it (`requests` in work.run)
         keeper = asyncio.create_task(self._keep(names[2], token, name), name=f"lease:{names[2]}")
@@ -221,7 +314,9 @@ class Coalescer:
                         log_.error("work.dropped", level=work.level, reason=str(e))
                         dropped = e
                     runs += 1
-                more = await self._finish(keys=names, args=[token, self._lease_ms])
+                more = await self._finish(
+                    keys=names, args=[token, self._lease_ms, epoch, pending_ms]
+                )
                 if more < 0:
                     raise LeaseLost(f"{self.stage} lease of {name} expired while its handler ran")
                 if more == 0:

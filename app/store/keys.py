@@ -18,8 +18,12 @@
     sluice:manifests:{repo}:<commit>:<spec>   hash  data, digest (TTL)
     sluice:lease:{name}                str   holder token (PX)
     sluice:lease:{stage:ns/app}        str   holder token of the (stage, app) handler (PX)
-    sluice:pending:{stage:ns/app}      hash  level, count, payload: work not yet taken
-    sluice:inflight:{stage:ns/app}     hash  level, count, payload: work the holder took
+    sluice:pending:{stage:ns/app}      hash  level, count, payload, bound, last: work not
+                                             yet taken (bound, last: stream sequences)
+    sluice:inflight:{stage:ns/app}     hash  the same: work the holder took
+    sluice:answered:{stage:ns/app}     hash  epoch, l<level> -> stream sequence every
+                                             request at or below was stored before a
+                                             finished run of that level or higher began
     sluice:notified:{ns/app}:<uid>     zset  notifications sent for one Application object:
                                              record key -> time sent (Argo CD keeps the same
                                              on the object; a re-created app starts afresh)
@@ -142,6 +146,10 @@ def pending(stage: str, app: AppRef) -> str:
 
 def inflight(stage: str, app: AppRef) -> str:
     return f"{PREFIX}inflight:{{{_stage(stage)}:{_app(app)}}}"
+
+
+def answered(stage: str, app: AppRef) -> str:
+    return f"{PREFIX}answered:{{{_stage(stage)}:{_app(app)}}}"
 
 
 def _uid(uid: str) -> str:

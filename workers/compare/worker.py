@@ -186,7 +186,9 @@ class CompareWorker:
         self._backoff = SelfHealBackoff(
             timing.self_heal_timeout, timing.self_heal_factor, timing.self_heal_cap
         )
-        self._refresh = Stage(rt, REFRESH, self.route, level=_level, consumer=consumer)
+        self._refresh = Stage(
+            rt, REFRESH, self.route, level=_level, consumer=consumer, answering=True
+        )
         self._compare = Stage(rt, COMPARE, self.compare, level=_precedence, consumer=consumer)
 
     async def start(self) -> None:

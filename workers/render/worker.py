@@ -13,7 +13,7 @@ status (the 180 s grace period). An app no longer registered is dropped.
 
 from app import log
 from app.bus.consumer import ConsumerSettings
-from app.bus.messages import COMPARE, RENDER, ManifestsReady, RenderRequest
+from app.bus.messages import COMPARE, REFRESH, RENDER, ManifestsReady, RenderRequest
 from app.bus.publish import publish
 from app.model.sync import RefreshLevel
 from app.runtime.manifests import ManifestsError, manifests_for
@@ -34,7 +34,12 @@ class RenderWorker:
     def __init__(self, runtime: Runtime, *, consumer: ConsumerSettings | None = None) -> None:
         self._rt = runtime
         self._stage = Stage(
-            runtime, RENDER, self._handle, level=lambda m: int(m.level), consumer=consumer
+            runtime,
+            RENDER,
+            self._handle,
+            level=lambda m: int(m.level),
+            consumer=consumer,
+            answers=REFRESH.work.value,
         )
 
     async def start(self) -> None:

@@ -1,0 +1,163 @@
+"""10,000 refresh requests over 1,000 apps at once, three replicas of each worker: comparisons.
+
+The fleet of `pipeline_scale` (every part in its own process), but with three processes of
+each worker unless `--replicas` says otherwise, is deployed and left until idle. Then:
+
+- baseline: one `latest` refresh per app (what a resync sends), until every app has
+  stored a new comparison and the workers are idle: worker CPU and comparisons per app;
+- storm: `--per-app` (10) `latest` refreshes per app, shuffled across apps and published
+  64 at a time. Right after an app's last request is published, the benchmark reads the
+  app's comparison counter (`compare-seq`, taken as a comparison begins); the app's
+  refresh is lost unless a comparison it stores later has a higher sequence, i.e. one
+  that began after the request. Then until every app has one and the workers are idle.
+
+Figures: comparisons per app in the storm (average and largest; the coalescer folds what
+arrives while one runs, and drops what a run that began later has answered), apps whose
+last refresh was lost, and the storm's worker CPU as a multiple of the baseline's.
+"""
+
+import asyncio
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, replace
+
+from app.bus.messages import REFRESH, RefreshRequest
+from app.bus.publish import publish
+from app.model.identity import AppRef
+from app.model.sync import RefreshLevel
+from app.store import keys
+from bench.support import status
+from bench.support.figures import Line, report
+from bench.support.fleet import WORKERS, Fleet, FleetOptions
+from bench.support.fleet_command import all_processes, run_fleet, usage_lines
+from bench.support.processes import Usage
+
+PER_APP = 10
+REPLICAS = 3
+PUBLISH_CONCURRENCY = 64
+TARGET_MEAN = 2.0
+TARGET_MAX = 3
+SEED = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """What one round of refreshes cost."""
+
+    seconds: float
+    """From the first request published to every app compared after its last one."""
+    comparisons: list[int]
+    """Comparisons stored per app during the round."""
+    lost: int
+    """Apps with no comparison begun after their last request (0 unless the wait timed out)."""
+    before: dict[str, Usage]
+    after: dict[str, Usage]
+
+    @property
+    def worker_cpu(self) -> float:
+        return self.after["workers (all)"].cpu_seconds - self.before["workers (all)"].cpu_seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Storm:
+    options: FleetOptions
+    baseline: Round
+    storm: Round
+
+
+async def _round(fleet: Fleet, requests: list[AppRef]) -> Round:
+    """Publish one `latest` refresh per entry; wait until each app is compared after its last."""
+    apps = fleet.apps
+    redis = fleet.runtime.redis
+    seqs = {ref: state.seq for ref, state in (await status.read(redis, apps)).items()}
+    remaining = {ref: 0 for ref in apps}
+    for ref in requests:
+        remaining[ref] += 1
+    begun_after: dict[AppRef, int] = {}
+    limit = asyncio.Semaphore(PUBLISH_CONCURRENCY)
+    before = fleet.usage()
+
+    async def refresh(i: int, ref: AppRef) -> None:
+        async with limit:
+            message = RefreshRequest(ref, RefreshLevel.LATEST, f"storm request {i}")
+            await publish(fleet.runtime.bus, REFRESH, message)
+            remaining[ref] -= 1
+            if remaining[ref] == 0:
+                begun_after[ref] = int(await redis.get(keys.compare_seq(ref)) or 0)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(refresh(i, ref) for i, ref in enumerate(requests)))
+    lost = 0
+    try:
+        await fleet.wait(
+            apps,
+            lambda ref, state: state.seq > begun_after[ref] and state.settled_at(),
+            within=fleet.options.timeout,
+            what="compared after their last request",
+        )
+    except TimeoutError:
+        states = await status.read(redis, apps)
+        lost = sum(1 for ref in apps if states[ref].seq <= begun_after[ref])
+    seconds = time.perf_counter() - started
+    await fleet.wait_idle()
+    after_states = await status.read(redis, apps)
+    counts = [after_states[ref].seq - seqs[ref] for ref in apps]
+    return Round(seconds, counts, lost, before, fleet.usage())
+
+
+async def run(options: FleetOptions) -> Storm:
+    if not options.replicas:
+        options = replace(options, replicas=dict.fromkeys(WORKERS, REPLICAS))
+    async with Fleet.open(options) as fleet:
+        await fleet.deploy()
+        await fleet.wait_idle()
+        baseline = await _round(fleet, fleet.apps)
+        requests = [ref for ref in fleet.apps for _ in range(PER_APP)]
+        random.Random(SEED).shuffle(requests)
+        storm = await _round(fleet, requests)
+        return Storm(options, baseline, storm)
+
+
+def _spread(counts: list[int]) -> str:
+    return f"{statistics.mean(counts):.2f} on average, at most {max(counts)}"
+
+
+def main(argv: list[str]) -> int:
+    ran = run_fleet("refresh_storm", argv, __doc__, run)
+    if ran is None:
+        return 1
+    for _, result in ran[1]:
+        options, baseline, storm = result.options, result.baseline, result.storm
+        ratio = storm.worker_cpu / baseline.worker_cpu if baseline.worker_cpu else float("nan")
+        report(
+            f"refresh_storm: {PER_APP * options.apps:,} `latest` refreshes over {options.apps} "
+            f"apps x {options.resources} resources",
+            f"{options.describe()}; local cluster, NATS and Redis in their own processes",
+            [
+                Line(
+                    "comparisons per app",
+                    _spread(storm.comparisons),
+                    f"<= {TARGET_MEAN:g} on average, <= {TARGET_MAX} at most",
+                ),
+                Line("apps whose last refresh was lost", str(storm.lost), "0"),
+                Line("storm worker CPU", f"{storm.worker_cpu:.2f} s = {ratio:.2f}x the baseline"),
+                Line(
+                    "baseline worker CPU",
+                    f"{baseline.worker_cpu:.2f} s (one refresh per app, "
+                    f"{_spread(baseline.comparisons)} comparisons)",
+                ),
+                Line("storm: all compared after", f"{storm.seconds:.1f} s"),
+                Line("all processes CPU", all_processes(storm.before, storm.after)),
+                Line("by process", ""),
+                *usage_lines(storm.before, storm.after),
+            ],
+            "one `latest` refresh per app (a resync), same fleet, same run",
+            ["python", "-m", "bench", "refresh_storm", *argv],
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
