@@ -16,11 +16,11 @@ MessageError with the field at fault, which the consumer turns into a terminated
 import dataclasses
 import functools
 import hashlib
-import json
 import typing
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from app import jsonio
 from app.bus.errors import MessageError
 from app.bus.subjects import Work, app_token
 from app.model.identity import AppRef
@@ -147,7 +147,7 @@ def encode(message: Payload) -> bytes:
     doc: dict[str, Any] = {"v": VERSION}
     for f in dataclasses.fields(typing.cast(Any, message)):
         doc[f.name] = _encode_value(getattr(message, f.name))
-    data = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    data = jsonio.dumps(doc)
     if len(data) > MAX_BYTES:
         raise MessageError(
             f"{type(message).__name__} for {message.app} is {len(data)} bytes, over the "
@@ -172,7 +172,7 @@ def decode(channel: Channel[M], data: bytes) -> M:
     if len(data) > MAX_BYTES:
         raise MessageError(f"{what}: {len(data)} bytes, over the {MAX_BYTES}-byte limit")
     try:
-        doc = json.loads(data)
+        doc = jsonio.loads(data)
     except ValueError as e:
         raise MessageError(f"{what}: not JSON ({e})") from None
     if not isinstance(doc, dict):

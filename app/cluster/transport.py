@@ -9,7 +9,6 @@ Every request is counted in `argocd_app_k8s_request_total` (status 0: no answer)
 
 import asyncio
 import contextlib
-import json
 import ssl
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -20,7 +19,7 @@ import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
-from app import log
+from app import jsonio, log
 from app.cluster.errors import (
     ClusterError,
     Target,
@@ -187,7 +186,7 @@ class Transport:
         if not data:
             return {}
         try:
-            return json.loads(data)
+            return jsonio.loads(data)
         except ValueError as e:
             raise ClusterError(
                 f"the server answered HTTP {resp.status} with a body that is not JSON",

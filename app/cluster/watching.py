@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from app import log
+from app import jsonio, log
 from app.cluster.discovery import Discovery
 from app.cluster.errors import (
     ClusterError,
@@ -106,7 +106,7 @@ class Backoff:
 
 def _decode(line: bytes, target: Target) -> tuple[str, dict[str, Any]]:
     try:
-        event = json.loads(line)
+        event = jsonio.loads(line)
     except ValueError as e:
         raise ClusterError("the server sent a watch event that is not JSON", target=target) from e
     if not isinstance(event, dict) or not isinstance(event.get("object"), dict):

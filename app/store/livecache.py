@@ -15,11 +15,10 @@ not pass for a complete one.
 
 import datetime as dt
 import enum
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app import log
+from app import jsonio, log
 from app.model.identity import AppRef
 from app.model.resource import KubeObject, ResourceKey
 from app.store import keys
@@ -109,7 +108,7 @@ class LiveCache:
         objects: dict[ResourceKey, KubeObject] = {}
         for name, data in fields.items():
             try:
-                obj = json.loads(data)
+                obj = jsonio.loads(data)
                 if not isinstance(obj, dict):
                     raise TypeError("not a JSON object")
             except (ValueError, TypeError) as e:

@@ -10,12 +10,11 @@ An entry whose digest does not verify is a miss: logged, deleted, rendered again
 
 import hashlib
 import hmac
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import log
+from app import jsonio, log
 from app.model.resource import KubeObject
 from app.store import keys
 from app.store.connection import Redis
@@ -87,7 +86,7 @@ class ManifestCache:
             "sourceType": rendered.source_type,
             "extra": rendered.extra,
         }
-        data = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+        data = jsonio.dumps(doc)
         if len(data) > self._settings.max_bytes:
             logger.warning(
                 "manifests.not_cached",
@@ -123,7 +122,7 @@ class ManifestCache:
             await self._redis.delete(name)
             return None
         try:
-            doc = json.loads(data)
+            doc = jsonio.loads(data)
             if not isinstance(doc, dict):
                 raise TypeError("entry is not a JSON object")
             manifests = doc["manifests"]

@@ -5,11 +5,10 @@ big, the limit). Reading something unreadable (a partial write, a format from an
 version, a hand edit) is a cache miss: logged, reported as absent, rebuilt by its owner.
 """
 
-import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from app import log
+from app import jsonio, log
 from app.model import codec
 from app.model.errors import SpecError
 from app.store.errors import StoreError
@@ -38,7 +37,7 @@ def field(fields: Fields, name: str) -> bytes | None:
 
 def dumps(doc: Any, *, what: str, limit: int) -> bytes:
     """Compact JSON of `doc`; StoreError if it exceeds `limit` bytes."""
-    data = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    data = jsonio.dumps(doc)
     if len(data) > limit:
         raise StoreError(f"{what} is {len(data)} bytes, over the {limit}-byte limit")
     return data
@@ -56,7 +55,7 @@ def load_model(
     if data is None:
         return None
     try:
-        doc = json.loads(data)
+        doc = jsonio.loads(data)
         if overrides:
             doc = {**doc, **overrides}
         return codec.decode(cls, doc)
