@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from app import log
+from app.cli.running import serve_forever
 from app.runtime.metrics_server import MetricsEndpoint, MetricsServer
 from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings
@@ -46,7 +47,7 @@ def serve(name: str, build: Callable[[Runtime], Worker]) -> int:
         logger.error("serve.bad_settings", component=name, error=str(e))
         return 2
     try:
-        return asyncio.run(_serve(name, build, settings, endpoint))
+        return serve_forever(_serve(name, build, settings, endpoint))
     except SettingsRefused as e:
         logger.error("serve.settings_refused", component=name, error=str(e))
         return 2

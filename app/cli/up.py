@@ -16,6 +16,7 @@ from pathlib import Path
 
 from app import examples
 from app.cli.output import warn
+from app.cli.running import serve_forever
 from app.cli.serve import metrics_endpoint
 from app.cli.stack import Stack, StackOptions
 from app.model.health import HealthStatusCode
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         plugins_dir=args.plugins_dir,
     )
     try:
-        return asyncio.run(_up(options, args))
+        return serve_forever(_up(options, args))
     except KeyboardInterrupt:
         return 130
     except SettingsRefused as e:
