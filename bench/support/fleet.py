@@ -42,6 +42,8 @@ WORKERS = ("watcher", "render", "compare", "sync", "hooks")
 START_TIMEOUT = 60.0
 APPLY_CONCURRENCY = 16
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
+IDLE_CPU = 0.02
+"""CPU seconds per second a worker process uses at most when it is idle."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +204,10 @@ class Fleet:
     def worker_cpu(self) -> float:
         return self.usage()["workers (all)"].cpu_seconds
 
-    async def wait_idle(self, *, window: float = 1.0, below: float = 0.05) -> None:
-        """Until the workers together use under `below` CPU seconds in a `window`."""
+    async def wait_idle(self, *, window: float = 1.0, below: float = IDLE_CPU) -> None:
+        """Until the workers use under `below` CPU seconds per process in a `window` (an
+        idle worker still renews leases and answers NATS pings)."""
+        below *= sum(len(children) for children in self.workers.values())
         deadline = time.monotonic() + self.options.timeout
         before = self.worker_cpu()
         while time.monotonic() < deadline:
