@@ -57,6 +57,7 @@ KINDS = (
     ("policy/v1", "PodDisruptionBudget"),
 )
 TOP = 8
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 async def _deploy(cluster: Cluster, names: list[str]) -> int:
@@ -141,6 +142,11 @@ def main(argv: list[str]) -> int:
     documents, managed = asyncio.run(collect(args.apps))
     held, top = measure(documents, json.loads)
     sent = sum(len(d) for d in documents)
+    decoded = [json.loads(d) for d in documents]
+    managed_fields = sum(len(json.dumps(o["metadata"].get("managedFields", []))) for o in decoded)
+    last_applied = sum(
+        len((o["metadata"].get("annotations") or {}).get(LAST_APPLIED, "")) for o in decoded
+    )
     sample = documents[: min(len(documents), 200)]
     decode_cpu = {
         name: cpu_per_call(lambda loads=loads: [loads(d) for d in sample]) / len(sample)
@@ -170,7 +176,12 @@ def main(argv: list[str]) -> int:
                 f"{held / len(documents) / 1024:.2f} KiB = {held / sent:.2f}x the objects' JSON",
             ),
             Line("index per managed object", f"{held / managed / 1024:.2f} KiB"),
-            Line("objects' JSON per object", f"{sent / len(documents) / 1024:.2f} KiB"),
+            Line(
+                "objects' JSON per object",
+                f"{sent / len(documents) / 1024:.2f} KiB, of "
+                f"which managedFields {managed_fields / sent:.0%}, the last-applied "
+                f"annotation {last_applied / sent:.0%}",
+            ),
             Line("largest allocation sites", ""),
             *sites,
             Line("by JSON decoder (ratios to json)", ""),
