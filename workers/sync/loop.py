@@ -28,6 +28,7 @@ A message redelivered after its handler died resumes from the last persisted sta
 """
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from app.bus import schedules
@@ -413,7 +414,8 @@ class OperationLoop:
             ctx.log.info("sync.next", step=step, then="continue", reason=message.reason)
         elif isinstance(then, Wait):
             timer = schedules.RETRY if state.retrying else schedules.WAIT
-            await schedules.schedule(self._rt.bus, timer, message, then.until)
+            until = now() + timedelta(seconds=then.seconds) if then.after_actions else then.until
+            await schedules.schedule(self._rt.bus, timer, message, until)
             if state.retrying:
                 await write_status(ctx, operation_state(state))
             ctx.log.info(

@@ -127,6 +127,9 @@ class Wait:
     wakeable: bool = True
     """False for the wave delay and retry backoff: a step asked for before `until` does
     nothing, so that waking the worker early cannot shorten them."""
+    after_actions: bool = False
+    """True for the wave delay: the `seconds` count from when this step's actions are done
+    (Argo CD sleeps after a wave's applies), so the worker times it from there."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -373,7 +373,11 @@ class _Stepper:
             then = Continue(ALL_TASKS_RUN)
         elif not final:
             then = wait(
-                self.now, self.settings.wave_delay, "delay between sync waves", wakeable=False
+                self.now,
+                self.settings.wave_delay,
+                "delay between sync waves",
+                wakeable=False,
+                after_actions=True,
             )
         else:
             then = Continue(message)

@@ -262,6 +262,7 @@ def _next_dict(n: Next) -> dict[str, Any]:
             "reason": n.reason,
             "seconds": n.seconds,
             "wakeable": n.wakeable,
+            "afterActions": n.after_actions,
         }
     if isinstance(n, Done):
         return {"kind": "done", "phase": n.phase.value, "message": n.message}
@@ -278,6 +279,7 @@ def _next_from(d: dict[str, Any]) -> Next:
             d.get("reason", ""),
             float(d.get("seconds", 0)),
             bool(d.get("wakeable", True)),
+            bool(d.get("afterActions", False)),
         )
     if kind == "done":
         return Done(OperationPhase(d["phase"]), d.get("message", ""))

@@ -68,8 +68,15 @@ class Step:
         return [a for batch in self.batches for a in batch]
 
 
-def wait(now: datetime, seconds: float, reason: str, *, wakeable: bool = True) -> Wait:
-    return Wait(now + timedelta(seconds=seconds), reason, seconds, wakeable)
+def wait(
+    now: datetime,
+    seconds: float,
+    reason: str,
+    *,
+    wakeable: bool = True,
+    after_actions: bool = False,
+) -> Wait:
+    return Wait(now + timedelta(seconds=seconds), reason, seconds, wakeable, after_actions)
 
 
 def _action(state: SyncState, record: InFlight) -> Action:

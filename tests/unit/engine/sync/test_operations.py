@@ -4,6 +4,7 @@ Each test is one rule of SEMANTICS §1 (Execution), §2 (hooks, failure path), �
 or §9 (terminate), checked by what the cluster saw and what the user is told.
 """
 
+import json
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -588,7 +589,10 @@ def test_waking_the_worker_early_cannot_shorten_the_wave_delay() -> None:
     for _ in range(2):
         step = next_step(state, cluster.observe(state), T0)
         state = record_results(step.state, cluster.run(step), T0)
-    assert state.next == Wait(T0 + timedelta(seconds=2), "delay between sync waves", 2.0, False)
+    assert state.next == Wait(
+        T0 + timedelta(seconds=2), "delay between sync waves", 2.0, False, after_actions=True
+    )
+    assert SyncState.from_dict(json.loads(json.dumps(state.to_dict()))).next == state.next
     early = next_step(state, cluster.observe(state), T0 + timedelta(seconds=1))
     assert (early.actions, early.state) == ([], state)
     due = next_step(state, cluster.observe(state), T0 + timedelta(seconds=2))
