@@ -142,6 +142,16 @@ class AppRegistry:
 
     async def all(self) -> list[Application]:
         """Every registered Application that can be read (unreadable ones are logged)."""
+        apps = []
+        for ref, data in await self.all_raw():
+            app = decode_app(ref, data)
+            if app is not None:
+                apps.append(app)
+        return apps
+
+    async def all_raw(self) -> list[tuple[AppRef, bytes]]:
+        """Every registered Application's stored document, sorted (`decode_app` reads
+        one): for a caller that keeps what it decoded by the stored bytes."""
         names = await self.names()
         if not names:
             return []
@@ -150,14 +160,11 @@ class AppRegistry:
             for ref in refs:
                 pipe.hget(keys.app(ref), "doc")
             values = await pipe.execute()
-        apps = []
-        for ref, data in zip(refs, values, strict=True):
-            app = load_model(
-                Application, as_bytes(data), what=f"Application {ref.namespace}/{ref.name}"
-            )
-            if app is not None:
-                apps.append(app)
-        return apps
+        return [
+            (ref, data)
+            for ref, value in zip(refs, values, strict=True)
+            if (data := as_bytes(value)) is not None
+        ]
 
     async def put_project(self, project: AppProject) -> None:
         doc = project.to_dict()
@@ -176,3 +183,8 @@ class AppRegistry:
 
     async def delete_project(self, namespace: str, name: str) -> None:
         await self._redis.delete(keys.project(namespace, name))
+
+
+def decode_app(ref: AppRef, data: bytes) -> Application | None:
+    """A stored Application document; None (and a warning) if it cannot be read."""
+    return load_model(Application, data, what=f"Application {ref.namespace}/{ref.name}")

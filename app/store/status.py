@@ -83,6 +83,17 @@ class StoredStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class RawStatus:
+    """One app's status reads as stored; equal values decode to equal statuses."""
+
+    seq: bytes | None
+    status: bytes | None
+    operation: tuple[tuple[Any, Any], ...]
+    history: tuple[tuple[Any, Any], ...] | None
+    """None when the history was not read."""
+
+
+@dataclass(frozen=True, slots=True)
 class ComparisonStart:
     """A comparison's place in line, and the state it compares from."""
 
@@ -168,13 +179,17 @@ class StatusStore:
             reply = await pipe.execute()
         return _decode_read(app, reply)
 
-    async def read_statuses(
-        self, apps: Sequence[AppRef], *, history: bool = True
-    ) -> list[StoredStatus | None]:
+    async def read_statuses(self, apps: Sequence[AppRef]) -> list[StoredStatus | None]:
         """`read_status` of many apps, `READ_CHUNK` apps per round trip (one transaction
-        each, so every app's reads agree as in `read_status`); `history=False` leaves
-        every app's deployment history out (unread, empty)."""
-        found: list[StoredStatus | None] = []
+        each, so every app's reads agree as in `read_status`)."""
+        raw = await self.read_raw(apps)
+        return [decode_raw(app, found) for app, found in zip(apps, raw, strict=True)]
+
+    async def read_raw(self, apps: Sequence[AppRef], *, history: bool = True) -> list[RawStatus]:
+        """What `read_statuses` decodes, as stored: for a caller that keeps what it
+        decoded by the stored bytes (`decode_raw` turns one into a StoredStatus);
+        `history=False` leaves every app's deployment history out (unread, empty)."""
+        found: list[RawStatus] = []
         per_app = 3 if history else 2
         for start in range(0, len(apps), READ_CHUNK):
             chunk = apps[start : start + READ_CHUNK]
@@ -182,10 +197,7 @@ class StatusStore:
                 for app in chunk:
                     _queue_read(pipe, app, history=history)
                 reply = await pipe.execute()
-            found.extend(
-                _decode_read(app, reply[per_app * i : per_app * (i + 1)])
-                for i, app in enumerate(chunk)
-            )
+            found.extend(_raw(reply[per_app * i : per_app * (i + 1)]) for i in range(len(chunk)))
         return found
 
 
@@ -196,14 +208,28 @@ def _queue_read(pipe: Any, app: AppRef, *, history: bool = True) -> None:
         pipe.hgetall(keys.history(app))
 
 
-def _decode_read(app: AppRef, reply: Sequence[Any]) -> StoredStatus | None:
+def _raw(reply: Sequence[Any]) -> RawStatus:
     (seq, data), operation, *history = reply
+    return RawStatus(
+        as_bytes(seq),
+        as_bytes(data),
+        tuple(sorted(operation.items())),
+        tuple(sorted(history[0].items())) if history else None,
+    )
+
+
+def _decode_read(app: AppRef, reply: Sequence[Any]) -> StoredStatus | None:
+    return decode_raw(app, _raw(reply))
+
+
+def decode_raw(app: AppRef, raw: RawStatus) -> StoredStatus | None:
+    """The StoredStatus `raw` holds; None if the app was never compared."""
     name = f"{app.namespace}/{app.name}"
-    status = load_model(ApplicationStatus, as_bytes(data), what=f"status of {name}")
+    status = load_model(ApplicationStatus, raw.status, what=f"status of {name}")
     if status is None:
         return None
-    stored_op = decode_operation(operation, what=f"operation of {name}")
+    stored_op = decode_operation(dict(raw.operation), what=f"operation of {name}")
     status.operation_state = stored_op.state if stored_op else None
-    if history:
-        status.history = decode_history(history[0], what=f"history of {name}")
-    return StoredStatus(int(seq), status, stored_op)
+    if raw.history is not None:
+        status.history = decode_history(dict(raw.history), what=f"history of {name}")
+    return StoredStatus(int(raw.seq or 0), status, stored_op)

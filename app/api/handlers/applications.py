@@ -15,7 +15,8 @@ from app.api import access, authz
 from app.api.errors import BadRequest, Conflict
 from app.api.fields import parse_fields, select
 from app.api.handlers import writes
-from app.api.routes import Call, Route, encode
+from app.api.list_items import ListItems
+from app.api.routes import Call, Route
 from app.api.shapes import ApplicationList, AppQuery, CreateQuery, DeleteQuery, ListQuery, Result
 from app.cluster.errors import Conflict as ClusterConflict
 from app.cluster.errors import NotFound as ClusterNotFound
@@ -30,46 +31,52 @@ from app.model.meta import ObjectMeta
 from app.model.status import ApplicationStatus
 
 logger = log.get("api")
+LIST_ITEMS = ListItems()
+"""The list's decoded apps and encoded items, kept by what they were read from."""
 
 
-async def with_status(
-    call: Call[Any, Any], apps: list[Application], *, history: bool = True
-) -> list[Application]:
-    """The apps with the status the pipeline stored (an empty status if never compared);
-    `history=False` leaves their deployment history out."""
-    found = await call.rt.status.read_statuses([app.ref for app in apps], history=history)
+async def with_status(call: Call[Any, Any], apps: list[Application]) -> list[Application]:
+    """The apps with the status the pipeline stored (an empty status if never compared)."""
+    found = await call.rt.status.read_statuses([app.ref for app in apps])
     for app, stored in zip(apps, found, strict=True):
         app.status = stored.status if stored is not None else ApplicationStatus()
     return apps
 
 
-async def list_applications(call: Call[ListQuery, None]) -> ApplicationList | web.Response:
+async def list_applications(call: Call[ListQuery, None]) -> web.Response:
     q = call.query
     try:
         selector = parse_label_selector(q.selector)
     except SelectorError as e:
         raise BadRequest(f"selector: {e.message}") from None
     selection = parse_fields(q.fields)
-    chosen = [
-        app
-        for app in await call.rt.apps.all()
-        if access.managed_namespace(call.rt, app.namespace)
-        and (not q.app_namespace or app.namespace == q.app_namespace)
-        and (not q.project or app.spec.project in q.project)
-        and selector.matches(app.metadata.labels)
-        and await access.may(call, app, names.GET)
-    ]
+    chosen = []
+    for ref, doc in await call.rt.apps.all_raw():
+        if not access.managed_namespace(call.rt, ref.namespace) or (
+            q.app_namespace and ref.namespace != q.app_namespace
+        ):
+            continue
+        app = LIST_ITEMS.app(ref, doc)
+        if (
+            app is not None
+            and (not q.project or app.spec.project in q.project)
+            and selector.matches(app.metadata.labels)
+            and await access.may(call, app, names.GET)
+        ):
+            chosen.append((ref, doc))
     history = selection is None or selection.wants("items", "status", "history")
-    items = [
-        app
-        for app in await with_status(call, chosen, history=history)
-        if (q.sync is None or app.status.sync.status is q.sync)
-        and (q.health is None or app.status.health.status is q.health)
-    ]
-    items.sort(key=lambda a: (a.namespace, a.name))
-    if selection is None:
-        return ApplicationList(items)
-    return web.json_response(select(encode(ApplicationList(items)), selection))
+    raws = await call.rt.status.read_raw([ref for ref, _ in chosen], history=history)
+    items = []
+    for (ref, doc), raw in zip(chosen, raws, strict=True):
+        item = LIST_ITEMS.item(ref, doc, raw)
+        if (
+            item is not None
+            and (q.sync is None or item.sync is q.sync)
+            and (q.health is None or item.health is q.health)
+        ):
+            items.append(item.encoded)
+    answer: dict[str, Any] = {"items": items}
+    return web.json_response(answer if selection is None else select(answer, selection))
 
 
 async def get_application(call: Call[AppQuery, None]) -> Application:

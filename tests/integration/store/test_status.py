@@ -12,7 +12,7 @@ from app.model.sync import OperationPhase, SyncStatusCode
 from app.store.connection import Redis
 from app.store.history import HistoryStore
 from app.store.operations import OperationStore
-from app.store.status import StatusStore
+from app.store.status import StatusStore, decode_raw
 
 APP = AppRef("sluice", "guestbook")
 
@@ -103,8 +103,10 @@ async def test_read_assembles_operation_and_history(redis_client: Redis) -> None
     assert stored.status.operation_state.phase is OperationPhase.RUNNING
     assert [h.revision for h in stored.status.history] == ["a" * 40]
     other = AppRef("sluice", "never-compared")
-    many = await store.read_statuses([APP, other, APP], history=False)
-    assert many[1] is None
+    refs = [APP, other, APP]
+    raw = await store.read_raw(refs, history=False)
+    many = [decode_raw(ref, found) for ref, found in zip(refs, raw, strict=True)]
+    assert many[1] is None and raw[0] == raw[2]
     for found in (many[0], many[2]):
         assert found is not None and found.status.operation_state is not None
         assert found.status.history == [], "a list without history does not read it"

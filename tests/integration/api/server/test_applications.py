@@ -242,6 +242,11 @@ async def test_list_fields_keep_only_what_is_asked_and_skip_history(
     full = (await listed("-items.spec"))["items"][0]
     assert "spec" not in full and full["status"]["history"][0]["revision"] == "a" * 40
     assert "history" not in (await listed("-items.status.history"))["items"][0]["status"]
+    await set_status(runtime, ref, SyncStatusCode.OUT_OF_SYNC, HealthStatusCode.DEGRADED)
+    again = (await listed("items.status.sync.status,items.status.health.status"))["items"]
+    assert again == [
+        {"status": {"sync": {"status": "OutOfSync"}, "health": {"status": "Degraded"}}}
+    ]
     bad = await api.get("/api/v1/applications?fields=items..name", headers=auth())
     assert bad.status == 400
     assert "fields: 'items..name' is not a dotted path" in (await bad.json())["message"]
