@@ -85,6 +85,24 @@ async def test_adds_changes_and_deletes_are_mirrored(
     await eventually(mirrored, what="the cache to follow the cluster")
 
 
+async def test_the_cache_holds_each_object_as_the_cluster_stores_it_managed_fields_too(
+    runtime: Runtime, watcher: Watcher, kubectl: Kubectl
+) -> None:
+    cluster = runtime.control_plane
+    await kubectl_apply(kubectl, application("web"))
+    await eventually(lambda: _warm(runtime), what="the app's cache to warm")
+    await cluster.create(tracked(config_map("a", n="1")))
+    await cluster.replace(tracked(config_map("a", n="2")))
+    stored = await cluster.get("v1", "ConfigMap", "a", DESTINATION)
+    assert stored["metadata"]["managedFields"], "the local cluster records managed fields"
+
+    async def same() -> bool:
+        snapshot = await runtime.live.read(WEB)
+        return snapshot.objects.get(key("a")) == stored
+
+    await eventually(same, what="the cached object to equal the stored one")
+
+
 async def _warm(rt: Runtime) -> bool:
     return (await rt.live.read(WEB)).warm
 
