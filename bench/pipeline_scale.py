@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 
 from bench.support import status
-from bench.support.figures import Line, machine, report
+from bench.support.figures import Line, load_average, machine, report
 from bench.support.fleet import Fleet, FleetOptions
 from bench.support.fleet_command import (
     all_processes,
@@ -57,6 +57,8 @@ class Deployed:
     """Comparisons stored per app by the time all were Synced + Healthy."""
     floor_seconds: float
     """The floor's wall time: the same writes from the cluster client, no pipeline."""
+    load: str
+    """The load average at the end of the deployment."""
 
 
 async def run(options: FleetOptions) -> Deployed:
@@ -65,6 +67,7 @@ async def run(options: FleetOptions) -> Deployed:
         seconds = await fleet.deploy()
         after = fleet.usage()
         requests = difference(counts, await fleet.request_counts())
+        load = load_average()
         states = await status.read(fleet.runtime.redis, fleet.apps)
         floor = await apply_floor(
             fleet.kubeconfig,
@@ -73,7 +76,7 @@ async def run(options: FleetOptions) -> Deployed:
             options.concurrency,
         )
         seqs = [s.seq for s in states.values()]
-        return Deployed(seconds, before, after, requests, seqs, floor)
+        return Deployed(seconds, before, after, requests, seqs, floor, load)
 
 
 def comparisons(seqs: list[int]) -> str:
@@ -100,6 +103,7 @@ def one_report(options: FleetOptions, result: Deployed, argv: list[str]) -> None
         [
             Line("wall time", f"{seconds:.1f} s = {ratio:.2f}x the floor", f"<= {TARGET_RATIO:g}x"),
             Line("floor", f"{result.floor_seconds:.1f} s (the same writes, no pipeline)"),
+            Line("load average", f"{result.load} (1 / 5 min) at the end of the deployment"),
             Line("worker CPU", f"{workers:.1f} s ({workers / seconds:.2f} cores)"),
             Line("worker peak RSS", f"{rss} MiB (sum of the worker processes)"),
             Line("all processes CPU", all_processes(before, after)),
@@ -118,8 +122,8 @@ def curve(ran: list[tuple[FleetOptions, Deployed]]) -> None:
     """CPU and RSS per app and the watcher's RSS per object, one row per fleet size."""
     print(f"scaling curve (machine: {machine()})")
     print("| apps | wall / floor | worker CPU ms per app | worker RSS growth KiB per app | "
-          "watcher RSS KiB per object (growth from warm-up) |")  # fmt: skip
-    print("| --- | --- | --- | --- | --- |")
+          "watcher RSS KiB per object (growth from warm-up) | load average |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- |")
     for options, result in ran:
         before, after = result.before, result.after
         cpu = after["workers (all)"].cpu_seconds - before["workers (all)"].cpu_seconds
@@ -130,7 +134,7 @@ def curve(ran: list[tuple[FleetOptions, Deployed]]) -> None:
             f"| {options.apps} | {result.seconds / result.floor_seconds:.2f}x "
             f"| {cpu / options.apps * 1000:.1f} | {rss / options.apps / 1024:.0f} "
             f"| {after['watcher'].peak_rss_bytes / objects / 1024:.1f} "
-            f"({watcher / objects / 1024:.1f}) |"
+            f"({watcher / objects / 1024:.1f}) | {result.load} |"
         )
 
 

@@ -32,7 +32,7 @@ from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.store import keys
 from bench.support import status
-from bench.support.figures import Line, report
+from bench.support.figures import Line, load_average, report
 from bench.support.fleet import WORKERS, Fleet, FleetOptions
 from bench.support.fleet_command import all_processes, run_fleet, usage_lines
 from bench.support.processes import Usage
@@ -60,6 +60,8 @@ class Round:
     benchmark could read the counter (not lost, counted apart)."""
     before: dict[str, Usage]
     after: dict[str, Usage]
+    load: str
+    """The load average at the end of the round."""
 
     @property
     def worker_cpu(self) -> float:
@@ -110,7 +112,7 @@ async def _round(fleet: Fleet, requests: list[AppRef]) -> Round:
         for ref in late
     ]
     lost = sum(1 for ref, mark in zip(late, marks, strict=True) if int(mark or 0) < last_seq[ref])
-    return Round(seconds, counts, lost, len(late) - lost, before, fleet.usage())
+    return Round(seconds, counts, lost, len(late) - lost, before, fleet.usage(), load_average())
 
 
 async def run(options: FleetOptions) -> Storm:
@@ -159,6 +161,7 @@ def main(argv: list[str]) -> int:
                     f"{_spread(baseline.comparisons)} comparisons)",
                 ),
                 Line("storm: idle again after", f"{storm.seconds:.1f} s"),
+                Line("load average", f"{storm.load} (1 / 5 min) at the end of the storm"),
                 Line("all processes CPU", all_processes(storm.before, storm.after)),
                 Line("by process", ""),
                 *usage_lines(storm.before, storm.after),

@@ -40,6 +40,13 @@ class Line:
         return f"  {self.label:<{width}} : {self.value}{target}"
 
 
+def load_average() -> str:
+    """The load average now, 1 and 5 minutes: read at the end of a run, it says how busy
+    the machine was during it (the run's own processes included)."""
+    one, five, _ = os.getloadavg()
+    return f"{one:.1f} / {five:.1f}"
+
+
 def machine() -> str:
     """Cores, memory, Python and how busy the machine was: what the figures were measured on.
 
