@@ -3,11 +3,13 @@ made of.
 
 A list of 1,000 apps is asked for at every page load and every reload of the UI's list;
 decoding each app and its status from Redis and encoding them again was most of what the
-route cost. Here each app's decoded Application is kept by its stored document, and its
-encoded item (with its status) by the document and the status reads, as stored: the
-same bytes always decode to the same values, so nothing here can go stale, and a changed
-app or status is a new key. Kept values are shared between requests and never changed:
-the route only reads them (filters, RBAC) and writes them out.
+route cost. Here each app keeps its decoded Application with the stored document it came
+from, and its encoded item (with its status) with the document and the status reads, as
+stored: the same bytes always decode to the same values, so a kept value is used only
+while what is stored is byte for byte what it was made from, and nothing can go stale.
+One of each per app (a change replaces it), so what is kept is about one list's worth.
+Kept values are shared between requests and never changed: the route only reads them
+(filters, RBAC) and writes them out.
 """
 
 from collections import OrderedDict
@@ -24,7 +26,7 @@ from app.store.apps import decode_app
 from app.store.status import RawStatus, decode_raw
 
 KEPT = 8192
-"""Apps (and, separately, items) kept; past it the least recently listed go."""
+"""Apps kept; past it the least recently listed go (deleted apps, mostly)."""
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -60,27 +62,30 @@ class ListItems:
     """Decoded apps by stored document, encoded items by document and status reads."""
 
     def __init__(self, limit: int = KEPT) -> None:
-        self._apps: _Lru[bytes, Application] = _Lru(limit)
-        self._items: _Lru[tuple[bytes, RawStatus], ListItem] = _Lru(limit)
+        self._apps: _Lru[AppRef, tuple[bytes, Application]] = _Lru(limit)
+        self._items: _Lru[AppRef, tuple[bytes, RawStatus, ListItem]] = _Lru(limit)
 
     def app(self, ref: AppRef, doc: bytes) -> Application | None:
         """The stored Application (shared: read it, never change it); None if unreadable."""
-        found = self._apps.get(doc)
-        if found is not None:
-            return found
+        found = self._apps.get(ref)
+        if found is not None and found[0] == doc:
+            return found[1]
         app = decode_app(ref, doc)
-        return self._apps.put(doc, app) if app is not None else None
+        if app is None:
+            return None
+        self._apps.put(ref, (doc, app))
+        return app
 
     def item(self, ref: AppRef, doc: bytes, raw: RawStatus) -> ListItem | None:
         """The app with its status, encoded; None if the document cannot be read."""
-        key = (doc, raw)
-        found = self._items.get(key)
-        if found is not None:
-            return found
+        found = self._items.get(ref)
+        if found is not None and found[0] == doc and found[1] == raw:
+            return found[2]
         app = decode_app(ref, doc)
         if app is None:
             return None
         stored = decode_raw(ref, raw)
         app.status = stored.status if stored is not None else ApplicationStatus()
         item = ListItem(app.status.sync.status, app.status.health.status, encode(app))
-        return self._items.put(key, item)
+        self._items.put(ref, (doc, raw, item))
+        return item
