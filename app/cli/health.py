@@ -14,19 +14,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from app.cli.action_tests import run_action_tests
+from app.cli.action_tests import LIMITS, run_action_tests
 from app.cli.output import say, warn
 from app.engine.health.customizations import HEALTH_SCRIPT, TreeEntry, load_tree
 from app.engine.health.lua_sandbox import compile_check
+from app.engine.manifests.bounded_yaml import YamlDocumentError, iter_yaml_documents
 from app.model.errors import SpecError
 
 TESTS = "health_test.yaml"
 
 
 def _read_yaml(path: Path) -> Any:
-    return yaml.safe_load(path.read_text("utf-8"))
+    """The file's first YAML document, read as Kubernetes reads it (timestamps stay strings)."""
+    docs = [data for _, _, data in iter_yaml_documents(path.read_text("utf-8"), LIMITS)]
+    return docs[0] if docs else None
 
 
 def _cases(entry: TreeEntry, directory: Path) -> tuple[int, int]:
@@ -42,7 +43,7 @@ def _cases(entry: TreeEntry, directory: Path) -> tuple[int, int]:
         return 0, 1
     try:
         tests = (_read_yaml(directory / TESTS) or {}).get("tests") or []
-    except (yaml.YAMLError, AttributeError) as e:
+    except (YamlDocumentError, OSError, AttributeError) as e:
         warn(f"FAIL {where}/{TESTS}: not a map with a tests list ({e})")
         return 0, 1
     passed = failed = 0
@@ -53,7 +54,7 @@ def _cases(entry: TreeEntry, directory: Path) -> tuple[int, int]:
         try:
             expected = case["healthStatus"]
             obj = _read_yaml(directory / case["inputPath"])
-        except (KeyError, TypeError, OSError, yaml.YAMLError) as e:
+        except (KeyError, TypeError, OSError, YamlDocumentError) as e:
             warn(f"FAIL {label}: cannot read the case ({e})")
             failed += 1
             continue

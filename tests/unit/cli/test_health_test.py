@@ -112,3 +112,20 @@ def test_the_workers_load_the_same_directory_between_argocd_cm_and_the_packaged_
         load_library(root)
     with pytest.raises(SettingsRefused, match="is not a directory"):
         load_library(tmp_path / "missing")
+
+
+def test_timestamps_reach_the_script_as_strings_as_kubernetes_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kind = tmp_path / "Widget"
+    (kind / "testdata").mkdir(parents=True)
+    (kind / "health.lua").write_text(
+        'return {status = "Healthy", message = string.sub(obj.metadata.creationTimestamp, 1, 4)}'
+    )
+    (kind / "testdata" / "w.yaml").write_text(
+        "kind: Widget\nmetadata: {name: w, creationTimestamp: 2024-01-02T03:04:05Z}\n"
+    )
+    (kind / "health_test.yaml").write_text(
+        "tests:\n- healthStatus: {status: Healthy, message: '2024'}\n  inputPath: testdata/w.yaml\n"
+    )
+    assert main(["health", "test", str(tmp_path)]) == 0, capsys.readouterr().err
