@@ -128,7 +128,11 @@ async def stream_events(call: Call[StreamQuery, None]) -> web.StreamResponse:
                 if await visibility.allows(event.app):
                     await response.write(_frame(event))
                     sent += 1
-    except (ConnectionResetError, asyncio.CancelledError):
+    except ConnectionResetError:
+        # Found at the next write once the page is gone: the stream is over, not failed.
+        log_.info("api.stream_closed", sent=sent, reason="client went away")
+        return response
+    except asyncio.CancelledError:
         log_.info("api.stream_closed", sent=sent, reason="client went away")
         raise
     finally:

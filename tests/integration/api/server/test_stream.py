@@ -2,14 +2,28 @@
 
 import asyncio
 import json
+import logging
 
+import aiohttp
+import pytest
 from aiohttp import ClientResponse
 
+from app.api.handlers.stream import OPEN_STREAMS
+from app.api.server import ApiServer
+from app.api.settings import ApiSettings
 from app.bus.events import emit
 from app.bus.subjects import EventType
 from app.model.identity import AppRef
 from app.runtime.runtime import Runtime
-from tests.integration.api.server.conftest import TEAM_A, Client, application, auth, seed_app
+from tests.integration.api.server.conftest import (
+    TEAM_A,
+    Client,
+    application,
+    auth,
+    seed_app,
+    tokens,
+)
+from tests.support.waiting import eventually
 
 SHOP = AppRef("sluice", "shop")
 CART = AppRef("sluice", "cart")
@@ -70,6 +84,34 @@ async def test_stream_sends_keepalives(api: Client, runtime: Runtime) -> None:
     async with api.get("/api/v1/stream", headers=auth()) as response:
         assert await read_frame(response) == {"comment": "ready"}
         assert await read_frame(response) == {"comment": "keepalive"}
+
+
+async def test_a_closed_page_ends_its_stream_without_an_error(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server as `sluice api` runs it (handlers are not cancelled when a client goes)
+    finds the page gone at its next keepalive."""
+    caplog.set_level(logging.ERROR, logger="aiohttp.server")
+    settings = ApiSettings(tokens=tokens(), port=0, request_timeout=10.0, heartbeat=0.2)
+    server = ApiServer(runtime, settings)
+    await server.start()
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"{server.url}/api/v1/stream", headers=auth()) as response,
+        ):
+            assert await read_frame(response) == {"comment": "ready"}
+            response.connection.transport.close()  # type: ignore[union-attr]
+        assert server._runner is not None
+        streams = server._runner.app[OPEN_STREAMS]
+
+        async def ended() -> bool:
+            return not streams.tasks
+
+        await eventually(ended, what="the server to end the stream of the closed page")
+    finally:
+        await server.stop()
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
 
 
 async def test_stream_refusals(api: Client, runtime: Runtime) -> None:
