@@ -99,7 +99,8 @@ class GitHttpsServer:
             "REMOTE_USER": "git",
             "REMOTE_ADDR": request.remote or "",
             "GIT_PROTOCOL": request.headers.get("Git-Protocol", ""),
-            "HTTP_CONTENT_ENCODING": request.headers.get("Content-Encoding", ""),
+            # aiohttp has already inflated a gzip body; tell git only when it has not.
+            "HTTP_CONTENT_ENCODING": "gzip" if body[:2] == b"\x1f\x8b" else "",
         }
         proc = await asyncio.create_subprocess_exec(
             "git",
