@@ -134,6 +134,11 @@ _UNREADABLE = "the Jsonnet evaluator gave an answer Sluice cannot read"
 def _outputs(code: int, stdout: bytes, stderr: bytes, field: str) -> list[str]:
     """The child's per-file outputs, or the RenderError its answer or exit status means."""
     if code != 0:
+        if b"goroutine stack exceeds" in stderr:
+            raise RenderError(
+                f"{field}: the Jsonnet evaluation recursed too deeply (the evaluator's stack "
+                "overflowed); bound the recursion, or iterate with std.foldl or std.map"
+            )
         tail = stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
         detail = "; ".join(line.strip() for line in tail)[:800] or f"exit status {code}"
         raise RenderError(f"{field}: the Jsonnet evaluator failed: {detail}")

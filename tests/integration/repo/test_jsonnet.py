@@ -209,10 +209,22 @@ async def test_a_jsonnet_that_never_ends_is_killed_at_the_deadline(
     bounded: Repositories, origin: Origin
 ) -> None:
     repos = Repositories(replace(bounded.settings, max_render_memory=4096 * MiB))
-    loop = "local loop(n) = if n == 0 then {} else loop(n - 1) tailstrict; loop(1e15)"
+    inner = "std.foldl(function(b, j) b + j, std.range(1, 100000), 0)"
+    loop = f"std.foldl(function(a, i) a + {inner}, std.range(1, 100000), 0)"
     commit = origin.commit(files={"a/loop.jsonnet": loop})
 
     with pytest.raises(RenderError, match=r"did not finish within 3 s and was stopped"):
+        await render(repos, jsonnet_source(origin, "a"), commit, "a/loop.jsonnet")
+
+
+async def test_unbounded_recursion_says_it_recursed_too_deeply(
+    bounded: Repositories, origin: Origin
+) -> None:
+    repos = Repositories(replace(bounded.settings, max_render_memory=4096 * MiB, tool_timeout=600))
+    loop = "local loop(n) = if n == 0 then {} else loop(n - 1) tailstrict; loop(1e15)"
+    commit = origin.commit(files={"a/loop.jsonnet": loop})
+
+    with pytest.raises(RenderError, match=r"recursed too deeply .* bound the recursion"):
         await render(repos, jsonnet_source(origin, "a"), commit, "a/loop.jsonnet")
 
 
