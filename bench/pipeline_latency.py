@@ -18,7 +18,7 @@ from bench.support.latency import LatencyRun, latency_main
 from workers.poller.worker import poll_once
 
 
-async def run(resources: int, runs: int) -> list[float]:
+async def run(resources: int, runs: int) -> tuple[list[float], list[float]]:
     with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
         async with LatencyRun.open(Path(tmp), resources, api=False) as bench:
 
@@ -29,7 +29,7 @@ async def run(resources: int, runs: int) -> list[float]:
                         f"the poller refreshed {refreshed} apps after commit {sha[:7]}, not 1"
                     )
 
-            return await bench.measure(runs, poll)
+            return await bench.measure(runs, poll), await bench.floor(runs)
 
 
 def main(argv: list[str]) -> int:

@@ -51,7 +51,7 @@ def push_event(repo_url: str, before: str, after: str, changed: str) -> dict[str
     }
 
 
-async def run(resources: int, runs: int) -> list[float]:
+async def run(resources: int, runs: int) -> tuple[list[float], list[float]]:
     secret = secrets.token_hex(32)
     os.environ[SIGNING_VARIABLE] = secret
     with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
@@ -83,7 +83,7 @@ async def run(resources: int, runs: int) -> list[float]:
                     )
                 previous = sha
 
-            return await bench.measure(runs, post)
+            return await bench.measure(runs, post), await bench.floor(runs)
 
 
 def main(argv: list[str]) -> int:
