@@ -20,6 +20,7 @@ from typing import Any
 from app import log
 from app.api import access, authz
 from app.api.errors import BadRequest, Conflict, Forbidden, NotFound
+from app.api.handlers.resource_ops import tree_node
 from app.api.routes import Call, Route
 from app.api.shapes import NAME_MAX, Result
 from app.cluster.cluster import Cluster
@@ -30,7 +31,6 @@ from app.engine.actions import ActionError, ImpactedResource, Operation, merge_p
 from app.engine.actions.types import MAX_PARAM_CHARS, MAX_PARAMS
 from app.engine.rbac import names
 from app.engine.redact import redact_text
-from app.engine.resource_tree import TreeNode
 from app.model.application import Application
 from app.model.project import AppProject
 from app.model.resource import KubeObject, metadata
@@ -98,23 +98,8 @@ def _cluster(call: Call[Any, Any], app: Application) -> Cluster:
         raise Conflict(str(e)) from None
 
 
-async def _node(call: Call[ActionQuery, Any], app: Application) -> TreeNode:
-    q = call.query
-    for node in await call.rt.tree.load(app.ref) or []:
-        if (
-            node.get("kind") == q.kind
-            and node.get("name") == q.resource_name
-            and node.get("group", "") == q.group
-            and node.get("namespace", "") == q.namespace
-        ):
-            return node
-    what = f"{q.group}/{q.kind}".lstrip("/")
-    where = f"{q.namespace}/{q.resource_name}" if q.namespace else q.resource_name
-    raise NotFound(f"{what} {where} is not a resource of application {app.ref}")
-
-
 async def _live(call: Call[ActionQuery, Any], app: Application) -> tuple[Cluster, KubeObject]:
-    node = await _node(call, app)
+    node = await tree_node(call, app)
     group, version = node.get("group", ""), call.query.version or node.get("version", "")
     api_version = f"{group}/{version}" if group else version
     cluster = _cluster(call, app)

@@ -145,7 +145,9 @@ def _api_version(node: TreeNode) -> str:
     return f"{group}/{version}" if group else version
 
 
-async def _node(call: Call[ResourceQuery, Any], app: Application) -> TreeNode:
+async def tree_node(call: Call[Any, Any], app: Application) -> TreeNode:
+    """The node of `app`'s resource tree that the query's group, kind, namespace and
+    resource_name name (the resource and the resource-action routes share it)."""
     q = call.query
     for node in await call.rt.tree.load(app.ref) or []:
         if (
@@ -163,7 +165,7 @@ async def _node(call: Call[ResourceQuery, Any], app: Application) -> TreeNode:
 async def _writable(call: Call[ResourceQuery, Any], verb: str) -> tuple[Application, TreeNode]:
     """The app and the tree node a write names, once RBAC and the project allow it."""
     _, app = await access.named_app(call, names.GET)
-    node = await _node(call, app)
+    node = await tree_node(call, app)
     q = call.query
     action = names.resource_action(verb, q.group, q.kind, q.namespace, q.resource_name)
     await authz.require(call, names.APPLICATIONS, action, access.app_object(call, app))
