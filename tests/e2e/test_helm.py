@@ -1,15 +1,15 @@
-"""Helm apps through the whole pipeline: a chart in Git and a chart with a `$ref` values
-file reach Synced + Healthy, their Helm hooks run in Argo CD's phases and waves, and a
-value changed in Git moves the app to the new revision."""
+"""A Helm app through the whole pipeline in this process: its Helm hooks run in Argo CD's
+phases and waves (timed by the writes the cluster stored), and a value changed in Git
+moves the app to the new revision. The same chart, alone and with a `$ref` values file,
+goes through `sluice up` in tests/e2e/test_sources_up.py."""
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.manifests import CONTROL, IN_CLUSTER
-from tests.e2e.pipeline import Changes, Pipeline, operation_done
+from tests.e2e.pipeline import Changes, Pipeline
 from tests.support.gitrepo import GitRepo
 from tests.support.helm_charts import shop_chart
 from tests.support.waiting import eventually
@@ -19,36 +19,18 @@ pytestmark = pytest.mark.kubectl
 NAMESPACE = "shop"
 
 
-def helm_app(name: str, *sources: Mapping[str, Any]) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "project": "default",
-        "destination": {"server": IN_CLUSTER, "namespace": NAMESPACE},
-        "syncPolicy": {"automated": {}, "syncOptions": ["CreateNamespace=true"]},
-    }
-    if len(sources) == 1:
-        spec["source"] = dict(sources[0])
-    else:
-        spec["sources"] = [dict(s) for s in sources]
+def helm_app(name: str, source: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
         "metadata": {"name": name, "namespace": CONTROL},
-        "spec": spec,
+        "spec": {
+            "project": "default",
+            "source": dict(source),
+            "destination": {"server": IN_CLUSTER, "namespace": NAMESPACE},
+            "syncPolicy": {"automated": {}, "syncOptions": ["CreateNamespace=true"]},
+        },
     }
-
-
-def synced_at(revisions: list[str]) -> Any:
-    def probe(status: Mapping[str, Any]) -> bool:
-        sync = status.get("sync") or {}
-        found = sync.get("revisions") if len(revisions) > 1 else [sync.get("revision")]
-        return (
-            sync.get("status") == "Synced"
-            and found == revisions
-            and (status.get("health") or {}).get("status") == "Healthy"
-            and operation_done(status)
-        )
-
-    return probe
 
 
 def first_write(changes: Changes, resource: str, name: str) -> float:
@@ -63,9 +45,7 @@ async def test_a_helm_app_syncs_with_its_hooks_in_phases_and_follows_git(
     source = {"repoURL": git_repo.url, "path": "charts/shop", "targetRevision": "main"}
     await pipeline.apply(helm_app("web", source))
 
-    status = await pipeline.wait_status(
-        "web", synced_at([first]), what="Synced + Healthy", timeout=60
-    )
+    status = await pipeline.wait_synced("web", first, timeout=60)
 
     assert status["sourceType"] == "Helm"
     hooks = [
@@ -95,40 +75,6 @@ async def test_a_helm_app_syncs_with_its_hooks_in_phases_and_follows_git(
     await eventually(migrate_deleted, timeout=30, what="hook-succeeded deletes the migrate Job")
 
     second = git_repo.commit({"charts/shop/values.yaml": "replicas: 1\ncolour: green\n"})
-    await pipeline.wait_status("web", synced_at([second]), what="the new revision", timeout=60)
+    await pipeline.wait_synced("web", second, timeout=60)
     live = await pipeline.live("v1", "ConfigMap", "web-shop", NAMESPACE)
     assert live is not None and live["data"]["colour"] == "green"
-
-
-async def test_a_multi_source_app_takes_values_from_its_ref_source(
-    pipeline: Pipeline, git_repo: GitRepo, tmp_path: Path
-) -> None:
-    chart = git_repo.commit(shop_chart("charts/shop"))
-    values = GitRepo.create(tmp_path / "values")
-    try:
-        first = values.commit({"prod/values.yaml": "colour: gold\n"})
-        chart_source = {
-            "repoURL": git_repo.url,
-            "path": "charts/shop",
-            "targetRevision": "main",
-            "helm": {"valueFiles": ["$values/prod/values.yaml"], "releaseName": "multi"},
-        }
-        ref_source = {"repoURL": values.url, "targetRevision": "main", "ref": "values"}
-        await pipeline.apply(helm_app("multi", chart_source, ref_source))
-
-        status = await pipeline.wait_status(
-            "multi", synced_at([chart, first]), what="Synced + Healthy", timeout=60
-        )
-        assert status["sourceTypes"] == ["Helm", ""]
-        live = await pipeline.live("v1", "ConfigMap", "multi-shop", NAMESPACE)
-        assert live is not None and live["data"]["colour"] == "gold"
-
-        second = values.commit({"prod/values.yaml": "colour: silver\n"})
-        status = await pipeline.wait_status(
-            "multi", synced_at([chart, second]), what="the ref source's new commit", timeout=60
-        )
-    finally:
-        values.close()
-    live = await pipeline.live("v1", "ConfigMap", "multi-shop", NAMESPACE)
-    assert live is not None and live["data"]["colour"] == "silver"
-    assert status["history"][-1]["revisions"] == [chart, second]
