@@ -9,7 +9,8 @@ the network or anything outside the chart directory it was given.
 
 Values, as Helm's `values.Options.MergeValues` orders them: each values document in order
 (value files, then `values`/`valuesObject`), deep-merged; then every `--set`, every
-`--set-string`, every `--set-file`, each parsed by Helm's own `strvals` parser.
+`--set-string`, every `--set-file`, each parsed by Helm's own `strvals` parser and placed
+into the values so far as Helm places it (`set_values`: list indexes edit the list).
 """
 
 import json
@@ -19,6 +20,8 @@ from typing import Any
 
 import helm_python as helm
 from helm_python import _native
+
+from app.repo.helm.set_values import set_into
 
 
 def merge(base: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:
@@ -39,7 +42,7 @@ def _strip_schemas(chart_dir: str) -> None:
             os.unlink(os.path.join(directory, "values.schema.json"))
 
 
-def _values(request: dict[str, Any]) -> dict[str, Any]:
+def merged_values(request: dict[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for index, document in enumerate(request["values"]):
         try:
@@ -48,11 +51,16 @@ def _values(request: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"{request['value_names'][index]}: {e}") from None
         merge(values, layer or {})
     for name, value in request["set"]:
-        merge(values, helm.parse_set_string(f"{name}={value}"))
+        shape = helm.parse_set_string_values(f"{name}=x")
+        set_into(values, shape, helm.parse_set_string(f"{name}={value}"), f"parameter {name!r}")
     for name, value in request["set_string"]:
-        merge(values, helm.parse_set_string_values(f"{name}={value}"))
+        shape = helm.parse_set_string_values(f"{name}=x")
+        parsed = helm.parse_set_string_values(f"{name}={value}")
+        set_into(values, shape, parsed, f"parameter {name!r}")
     for name, text in request["set_file"]:
-        merge(values, helm.parse_set_literal(f"{name}={text}"))
+        shape = helm.parse_set_literal(f"{name}=x")
+        parsed = helm.parse_set_literal(f"{name}={text}")
+        set_into(values, shape, parsed, f"file parameter {name!r}")
     return values
 
 
@@ -67,7 +75,7 @@ def render(request: dict[str, Any]) -> list[list[str]]:
         "kube_version": request["kube_version"] or None,
         "api_versions": request["api_versions"],
     }
-    values = _values(request)
+    values = merged_values(request)
     with helm.Chart.load(request["chart"]) as chart:
         # Chart.render takes no Capabilities; the same native call does (kube_version,
         # api_versions), so it is called directly, with the binding's own handle.
