@@ -15,6 +15,7 @@ from app import log
 from app.api.auth_state import AUTH, AuthState
 from app.api.handlers import (
     accounts,
+    app_details,
     applications,
     clusters,
     diff,
@@ -70,6 +71,7 @@ def routes() -> list[Route]:
         *project_windows.ROUTES,
         *project_roles.ROUTES,
         *repositories.ROUTES,
+        *app_details.ROUTES,
         *accounts.ROUTES,
         *clusters.ROUTES,
         *stream.ROUTES,

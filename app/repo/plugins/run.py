@@ -21,17 +21,20 @@ In order, for one source at one commit:
    the render worker, no credential, reaches the plugin.
 
 `generate`'s stdout (YAML or JSON documents) goes to the caller for the manifest loader.
+`plugin_parameters` takes the same steps 1-2 and runs `parameters.dynamic` instead (for
+the API's app details): its JSON list of announcements, then `parameters.static`.
 Failures are RenderErrors naming the source field, the plugin and the command, with the
 plugin's stderr (checkout paths shown relative, credentials redacted).
 """
 
 import asyncio
+import contextlib
 import glob
 import os
 import stat
 import tempfile
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +45,7 @@ from app.repo.errors import LimitExceeded, PathError, RenderError
 from app.repo.plugins.discovery import listing_discovers
 from app.repo.plugins.environment import PluginSource, parse_plugin_source, plugin_environment
 from app.repo.plugins.registry import Plugins, load_plugins
-from app.repo.plugins.spec import PluginCommand, PluginSpec
+from app.repo.plugins.spec import PluginCommand, PluginSpec, StaticParameter, parse_announced
 from app.repo.process import Finished, run_process
 from app.repo.service import Repositories
 from app.repo.settings import RepoSettings
@@ -53,6 +56,14 @@ _MAX_ERROR_LINES = 6
 _locks: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]]" = (
     weakref.WeakKeyDictionary()
 )
+
+
+@dataclass(frozen=True, slots=True)
+class PluginParameters:
+    plugin: str
+    """The plugin's full name."""
+    announced: tuple[StaticParameter, ...]
+    """`parameters.dynamic`'s output, then `parameters.static`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +204,8 @@ async def _may_discover(
     return any(listing_discovers(p.discover, tree, app_dir) is not False for p in candidates)
 
 
-async def render_plugin(
+@contextlib.asynccontextmanager
+async def _selected(
     repos: Repositories,
     source: ApplicationSource,
     commit: str,
@@ -202,10 +214,9 @@ async def render_plugin(
     project: str,
     build: Callable[[], Awaitable[Mapping[str, str]]],
     declared: bool,
-) -> PluginOutput | None:
-    """The plugin render of `source` at `commit`; None when nothing was declared and no
-    plugin's discovery matches (the caller then discovers the other source types).
-    `build` gives the build environment; it is asked for only when a plugin may run."""
+) -> AsyncIterator[tuple[_Run, PluginSpec] | None]:
+    """The plugin that takes `source` and a runner in its throwaway checkout (steps 1-2),
+    or None when nothing was declared and no plugin's discovery matches."""
     settings = repos.settings
     if settings.plugins_dir is None:
         if declared:
@@ -213,13 +224,15 @@ async def render_plugin(
                 f"{field}.plugin: this render host has no Config Management Plugins; set "
                 "SLUICE_PLUGINS_DIR for the render worker, or render the manifests into Git"
             )
-        return None
+        yield None
+        return
     plugins = await asyncio.to_thread(load_plugins, settings.plugins_dir)
     wanted: PluginSource = parse_plugin_source(source.plugin, field=field)
     if not declared and not await _may_discover(
         repos, plugins, source, commit, field=field, project=project
     ):
-        return None
+        yield None
+        return
     async with repos.checkout(source.repo_url, commit, field=field, project=project) as work:
         app_dir = work.resolve(source.path, field=f"{field}.path")
         if not app_dir.is_dir():
@@ -235,9 +248,33 @@ async def render_plugin(
                     f"{field}.plugin: no plugin's discover rules match {source.path or '/'!r} "
                     f"({plugins.described()}); name the plugin in plugin.name"
                 )
-            return None
+            yield None
+            return
         if not plugin.preserve_file_mode:
             await asyncio.to_thread(_drop_execute_bits, work.root)
+        yield run, plugin
+
+
+async def render_plugin(
+    repos: Repositories,
+    source: ApplicationSource,
+    commit: str,
+    *,
+    field: str,
+    project: str,
+    build: Callable[[], Awaitable[Mapping[str, str]]],
+    declared: bool,
+) -> PluginOutput | None:
+    """The plugin render of `source` at `commit`; None when nothing was declared and no
+    plugin's discovery matches (the caller then discovers the other source types).
+    `build` gives the build environment; it is asked for only when a plugin may run."""
+    chosen_by = _selected(
+        repos, source, commit, field=field, project=project, build=build, declared=declared
+    )
+    async with chosen_by as chosen:
+        if chosen is None:
+            return None
+        run, plugin = chosen
         lock = _repo_lock(source.repo_url) if plugin.lock_repo else None
         if lock is not None:
             await lock.acquire()
@@ -256,3 +293,34 @@ async def render_plugin(
         seconds=round(generated.seconds, 3),
     )
     return PluginOutput(plugin.full_name, generated.stdout)
+
+
+async def plugin_parameters(
+    repos: Repositories,
+    source: ApplicationSource,
+    commit: str,
+    *,
+    field: str,
+    project: str,
+    build: Callable[[], Awaitable[Mapping[str, str]]],
+    declared: bool,
+) -> PluginParameters | None:
+    """The parameters the plugin that takes `source` announces, as Argo CD's CMP server
+    lists them: the output of `parameters.dynamic` (run like `generate`, without `init`),
+    then `parameters.static` (later entries win in Argo CD's UI, so static ones do).
+    None when nothing was declared and no plugin's discovery matches."""
+    chosen_by = _selected(
+        repos, source, commit, field=field, project=project, build=build, declared=declared
+    )
+    async with chosen_by as chosen:
+        if chosen is None:
+            return None
+        run, plugin = chosen
+        dynamic: tuple[StaticParameter, ...] = ()
+        if plugin.dynamic_parameters is not None:
+            finished = await run.run(plugin, plugin.dynamic_parameters, "parameters.dynamic")
+            dynamic = parse_announced(
+                finished.stdout,
+                where=f"{field}: plugin {plugin.full_name!r} parameters.dynamic output",
+            )
+    return PluginParameters(plugin.full_name, dynamic + plugin.static_parameters)

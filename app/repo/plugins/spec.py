@@ -2,13 +2,15 @@
 
 The fields are Argo CD's: `metadata.name`, `spec.version`, `spec.init` and `spec.generate`
 (`command` plus `args`, run as one argv), `spec.discover` (`fileName`, `find.glob`,
-`find.command`), `spec.parameters.static` and `.dynamic` (announced to users; Argo CD
-does not pass them to the commands either), `preserveFileMode` and `lockRepo`. A plugin
+`find.command`), `spec.parameters.static` and `.dynamic` (announced to users through the
+API's app details, `parse_announced` reading the dynamic command's JSON; Argo CD does not
+pass them to the commands either), `preserveFileMode` and `lockRepo`. A plugin
 is selected by `<name>-<version>`, or `<name>` when it has no version, as Argo CD names a
 sidecar's socket. `provideGitCreds` is refused: Sluice hands no credentials to plugins.
 Every problem names the file and the field.
 """
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,7 +130,7 @@ def _discover(raw: Any, where: str) -> Discover:
     return Discover(_text(raw, "fileName", where), _text(find, "glob", f"{where}.find"), command)
 
 
-def _static(raw: Any, where: str) -> tuple[StaticParameter, ...]:
+def _announced(raw: Any, where: str) -> tuple[StaticParameter, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -161,6 +163,19 @@ def _static(raw: Any, where: str) -> tuple[StaticParameter, ...]:
             )
         )
     return tuple(found)
+
+
+def parse_announced(output: bytes, *, where: str) -> tuple[StaticParameter, ...]:
+    """A `parameters.dynamic` command's stdout: a JSON list of parameter announcements,
+    each checked as a `parameters.static` entry is; RenderError naming `where` otherwise."""
+    try:
+        raw = json.loads(output)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise RenderError(
+            f"{where}: not JSON ({str(e)[:200]}); the command must print a JSON list of "
+            "parameter announcements (`[]` for none)"
+        ) from None
+    return _announced(raw, where)
 
 
 def parse_plugin(text: str, *, source: str) -> PluginSpec:
@@ -197,7 +212,7 @@ def parse_plugin(text: str, *, source: str) -> PluginSpec:
         generate=generate,
         init=_command(spec.get("init"), f"{where}.init"),
         discover=_discover(spec.get("discover"), f"{where}.discover"),
-        static_parameters=_static(parameters.get("static"), f"{where}.parameters.static"),
+        static_parameters=_announced(parameters.get("static"), f"{where}.parameters.static"),
         dynamic_parameters=_command(parameters.get("dynamic"), f"{where}.parameters.dynamic"),
         preserve_file_mode=_flag(spec, "preserveFileMode", where),
         lock_repo=_flag(spec, "lockRepo", where),
