@@ -4,6 +4,7 @@ import json
 
 from app.api.list_items import ListItems
 from app.model.identity import AppRef
+from app.model.status import ApplicationStatus
 from app.model.sync import SyncStatusCode
 from app.store.status import RawStatus
 
@@ -35,5 +36,7 @@ def test_items_are_kept_while_the_bytes_match_and_replaced_when_they_change() ->
     changed = items.item(REF, DOC, raw("OutOfSync"))
     assert changed is not None and changed.sync is SyncStatusCode.OUT_OF_SYNC
     assert changed.encoded["status"]["sync"]["status"] == "OutOfSync"
-    assert items.app(REF, DOC) is items.app(REF, DOC)
+    kept = items.app(REF, DOC)
+    assert kept is items.app(REF, DOC)
+    assert kept is not None and kept.status == ApplicationStatus(), "the kept app is never changed"
     assert items.app(REF, b"{not json") is None
