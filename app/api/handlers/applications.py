@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from app import log
+from app import jsonio, log
 from app.api import access, authz
 from app.api.errors import BadRequest, Conflict
 from app.api.fields import parse_fields, select
@@ -76,7 +76,8 @@ async def list_applications(call: Call[ListQuery, None]) -> web.Response:
         ):
             items.append(item.encoded)
     answer: dict[str, Any] = {"items": items}
-    return web.json_response(answer if selection is None else select(answer, selection))
+    body = jsonio.dumps(answer if selection is None else select(answer, selection))
+    return web.Response(body=body, content_type="application/json")
 
 
 async def get_application(call: Call[AppQuery, None]) -> Application:
