@@ -307,7 +307,7 @@ class ClusterWatch:
     def _forget_unseen(self, group_kind: GroupKind, seen: set[str], namespace: str) -> None:
         for entry in self._index.of_kind(group_kind):
             if entry.uid not in seen and (not namespace or entry.key.namespace == namespace):
-                self._index.remove(entry.obj)
+                self._index.remove_uid(entry.uid)
                 self._changed(entry, None)
 
     def _listed(self, group_kind: GroupKind, namespace: str) -> None:
@@ -332,18 +332,18 @@ class ClusterWatch:
             entry, previous = self._index.upsert(event.object)
             if previous is not None and previous.tracked_by not in (None, entry.tracked_by):
                 self._changed(previous, None)
-            self._changed(entry, entry.obj)
+            self._changed(entry, entry.raw)
         if rt.group_kind == CRD and self.synced.is_set():
             self._rediscover.set()
 
-    def _changed(self, entry: Entry, obj: KubeObject | None) -> None:
-        """Route one object's change to the apps it concerns."""
+    def _changed(self, entry: Entry, raw: bytes | None) -> None:
+        """Route one object's change (its JSON, None if gone) to the apps it concerns."""
         if entry.tracked_by is not None:
             ref = self._directory.ref_for(entry.tracked_by)
             if ref is not None and ref in self._mine:
                 self._note(ref, entry, managed=True)
                 if ref in self._flusher.warmed:
-                    self._flusher.object_changed(ref, entry.key, obj)
+                    self._flusher.object_changed(ref, entry.key, raw)
                 elif self.synced.is_set():
                     self._flusher.warm(ref)
                 self._on_tracked_change(ref)

@@ -50,7 +50,7 @@ from app.runtime.runtime import Runtime
 from app.store import keys
 from app.store.errors import StoreError
 from app.store.livecache import MAX_OBJECT_BYTES
-from app.store.values import dumps
+from app.store.values import bounded
 from workers.watcher.cancellation import stop_if_cancelled
 from workers.watcher.settings import WatcherSettings
 
@@ -123,7 +123,8 @@ class Flusher:
         """Apps whose live cache this leader completed; only their object changes are written."""
         self._warming: set[AppRef] = set()
         self._forgetting: set[AppRef] = set()
-        self._live: dict[AppRef, dict[ResourceKey, KubeObject | None]] = {}
+        self._live: dict[AppRef, dict[ResourceKey, bytes | None]] = {}
+        """Changed objects of warm apps, as their JSON (None: deleted), until the next batch."""
         self._asks: dict[AppRef, _Pending] = {}
         self._wakes: set[AppRef] = set()
         """Apps changed since their last wake-up check."""
@@ -145,9 +146,9 @@ class Flusher:
         self._trees.add(ref)
         self._wake.set()
 
-    def object_changed(self, ref: AppRef, key: ResourceKey, obj: KubeObject | None) -> None:
-        """An object of a warm app changed (None: deleted)."""
-        self._live.setdefault(ref, {})[key] = obj
+    def object_changed(self, ref: AppRef, key: ResourceKey, raw: bytes | None) -> None:
+        """An object of a warm app changed: its compact JSON (None: deleted)."""
+        self._live.setdefault(ref, {})[key] = raw
         self._wake.set()
 
     def ask(self, ref: AppRef, ask: RefreshAsk) -> None:
@@ -319,13 +320,13 @@ class Flusher:
             for ref, changes in batch.items():
                 written: dict[FieldT, EncodableT] = {}
                 deleted: list[str] = []
-                for key, obj in changes.items():
-                    if obj is None:
+                for key, raw in changes.items():
+                    if raw is None:
                         deleted.append(str(key))
                         continue
                     try:
-                        written[str(key)] = dumps(
-                            obj, what=f"live object {key}", limit=MAX_OBJECT_BYTES
+                        written[str(key)] = bounded(
+                            raw, what=f"live object {key}", limit=MAX_OBJECT_BYTES
                         )
                     except StoreError as e:
                         unstorable[ref] = str(e)

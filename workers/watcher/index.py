@@ -8,11 +8,20 @@ up the ownerReferences (a change under a managed object, e.g. a Pod of a Deploym
 Each object's health is assessed once per resourceVersion, when first asked for, with
 the custom Lua checks in force (`health()`, the system settings'); again when those
 checks change.
+
+Each object is held as its compact JSON, the bytes the live cache stores, and decoded
+afresh when read: a decoded object costs four to six times its JSON in memory (dicts,
+a str per value), and the watcher holds every object of every managed app and of what
+they own. What each event needs (uid, key, owners, tracking) is kept decoded beside it,
+its strings interned: an owner's uid, a kind, a namespace, an app's name are held once
+(`python -m bench watcher_memory`).
 """
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from sys import intern
 
+from app import jsonio
 from app.engine.health import HealthCustomizations, assess
 from app.engine.tracking import TrackingMethod, owning_app
 from app.model.health import HealthStatus
@@ -23,24 +32,52 @@ MAX_OWNER_DEPTH = 16
 
 
 class Entry:
-    """One live object and what the index derived from it."""
+    """One live object, as its compact JSON, and what the index derived from it."""
 
-    __slots__ = ("_assessed_with", "_health", "key", "obj", "owners", "tracked_by", "uid")
+    __slots__ = (
+        "_assessed_with",
+        "_health",
+        "key",
+        "owners",
+        "raw",
+        "resource_version",
+        "tracked_by",
+        "uid",
+    )
 
     def __init__(self, obj: KubeObject, method: TrackingMethod) -> None:
         meta = metadata(obj)
-        self.obj = obj
-        self.uid = str(meta.get("uid") or "")
-        self.key = ResourceKey.of(obj)
+        self.raw = jsonio.dumps_kept(obj)
+        """The object's compact JSON, as the live cache stores it."""
+        self.uid = intern(str(meta.get("uid") or ""))
+        self.resource_version = str(meta.get("resourceVersion") or "")
+        key = ResourceKey.of(obj)
+        self.key = ResourceKey(intern(key.group), intern(key.kind), intern(key.namespace), key.name)
         refs = meta.get("ownerReferences")
         self.owners = tuple(
-            str(ref["uid"])
+            intern(str(ref["uid"]))
             for ref in (refs if isinstance(refs, list) else ())
             if isinstance(ref, dict) and ref.get("uid")
         )
-        self.tracked_by = owning_app(obj, method)
+        tracked_by = owning_app(obj, method)
+        self.tracked_by = None if tracked_by is None else intern(tracked_by)
         self._health: HealthStatus | None = None
         self._assessed_with: HealthCustomizations | None = None
+
+    @property
+    def obj(self) -> KubeObject:
+        """The object, decoded afresh (a copy the caller may keep or change)."""
+        live: KubeObject = jsonio.loads(self.raw)
+        return live
+
+    def holds(self, obj: KubeObject) -> bool:
+        """Whether `obj` is this entry's object at this entry's resourceVersion."""
+        meta = metadata(obj)
+        return (
+            bool(self.resource_version)
+            and str(meta.get("uid") or "") == self.uid
+            and str(meta.get("resourceVersion") or "") == self.resource_version
+        )
 
     @property
     def untracked_top_level(self) -> bool:
@@ -88,7 +125,10 @@ class ObjectIndex:
 
     def remove(self, obj: KubeObject) -> Entry | None:
         """Forget a deleted object (a full object or a tombstone with its uid)."""
-        uid = str(metadata(obj).get("uid") or "")
+        return self.remove_uid(str(metadata(obj).get("uid") or ""))
+
+    def remove_uid(self, uid: str) -> Entry | None:
+        """Forget the object with this uid."""
         entry = self._entries.pop(uid, None)
         if entry is not None:
             self._unlink(entry)
@@ -141,7 +181,7 @@ class ObjectIndex:
         """The (cached) health of an indexed object; assessed afresh if not indexed."""
         checks = self._checks()
         entry = self._entries.get(str(metadata(obj).get("uid") or ""))
-        if entry is not None and entry.obj is obj:
+        if entry is not None and entry.holds(obj):
             return entry.health(checks)
         return assess(obj, customizations=checks)
 
