@@ -148,13 +148,17 @@ def test_project_role_is_confined_to_its_project() -> None:
     assert e.allows(deployer, "applications", "sync", "team-a/web", policy)
 
 
-def test_lines_are_chosen_per_resource_with_wildcards_and_denies_kept_to_theirs() -> None:
+def test_lines_are_chosen_per_resource_and_action_with_wildcards_and_denies_kept_to_theirs() -> (
+    None
+):
     e = Enforcer(
         parse_rbac_config(
             {
                 "policy.csv": "p, ops, *, get, *, allow\n"
                 "p, ops, clusters, get, https://secret*, deny\n"
                 "p, ops, app*, sync, team-a/*, allow\n"
+                "p, ops, applications, *, team-c/*, allow\n"
+                "p, ops, applications, delete*, team-c/prod, deny\n"
             },
             origin="t",
         )
@@ -168,3 +172,7 @@ def test_lines_are_chosen_per_resource_with_wildcards_and_denies_kept_to_theirs(
         assert e.allows(ops, "applications", "sync", "team-a/web")
         assert not e.allows(ops, "applicationsets", "sync", "team-b/web")
         assert not e.allows(ops, "clusters", "sync", "team-a/web")
+        assert e.allows(ops, "applications", "delete", "team-c/dev")
+        assert e.allows(ops, "applications", "update", "team-c/prod")
+        assert not e.allows(ops, "applications", "delete", "team-c/prod")
+        assert not e.allows(ops, "applications", "delete/apps/Deployment/ns/web", "team-c/prod")
