@@ -1,34 +1,39 @@
-"""Memory the watcher's index holds per object, against the objects' own JSON, and where it goes.
+"""Memory the watcher's index holds per object, against the same objects held decoded.
 
 A local cluster runs in this process (controller delay 0). `--apps` apps of ten objects
 each (the workload of `pipeline_scale`, tracked by annotation as a sync writes them,
 client-side applied so they carry the last-applied annotation and managedFields) are
 applied; the controllers add their ReplicaSets and Pods. Then every object of those kinds
 is listed, and each is decoded from its own JSON (as a watch event is) into the
-watcher's `ObjectIndex`, under `tracemalloc`.
+watcher's `ObjectIndex`.
 
-Figures: bytes the index holds per object and per managed object, as a multiple of the
-baseline measured in the same run: the objects' compact JSON, the bytes the watcher was
-sent for them. And the allocation sites holding most of it (tracemalloc, by line). The
-same index is built with each JSON decoder (the standard library's, orjson, msgspec): the
-bytes it holds and the CPU per object decoded, as multiples of the standard library's.
+Baselines, in the same run: the same objects held as plain decoded dicts by uid, decoded
+by the standard library's `json` (what the index held at first) and by orjson (what it
+held before it kept JSON). Each holder is built under `tracemalloc` in this process
+(bytes allocated and still held), and again in a fresh process of its own (its RSS
+growth: what the watcher's RSS pays). Figures per object and per managed object, as
+multiples of the baselines; the allocation sites holding most of the index; and the CPU
+of an upsert and of a read (an entry's object decoded), against decoding the event.
 """
 
 import argparse
 import asyncio
 import gc
 import json
+import math
+import multiprocessing
 import sys
 import tempfile
 import tracemalloc
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import orjson
+import psutil
 
-from app import log_setup
+from app import jsonio, log_setup
 from app.cluster import ApplyMode, Cluster, ClusterSettings, load_kubeconfig
 from app.engine.health import HealthCustomizations
 from app.engine.tracking import TrackingMethod, set_tracking
@@ -57,6 +62,10 @@ KINDS = (
     ("policy/v1", "PodDisruptionBudget"),
 )
 TOP = 8
+ROUNDS = 5
+"""Rounds of each CPU figure, alternating."""
+ROOT = str(Path(__file__).resolve().parents[1])
+"""The checkout, left off the allocation sites' file names."""
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
@@ -110,28 +119,105 @@ async def collect(apps: int) -> tuple[list[bytes], int]:
     return [json.dumps(o, separators=(",", ":")).encode() for o in listed], managed
 
 
-Loads = Callable[[bytes], Any]
-DECODERS: dict[str, Loads] = {
-    "json": json.loads,
-    "orjson": orjson.loads,
-    "msgspec": msgspec.json.decode,
-}
+Holder = Callable[[list[bytes]], object]
 
 
-def measure(documents: list[bytes], loads: Loads) -> tuple[int, list[tracemalloc.Statistic]]:
-    """Bytes an index of these objects holds, and its largest allocation sites."""
+def _index(documents: list[bytes]) -> ObjectIndex:
     checks = HealthCustomizations()
-    gc.collect()
-    tracemalloc.start()
     index = ObjectIndex(TrackingMethod.ANNOTATION, lambda: checks)
     for document in documents:
-        index.upsert(loads(document))
+        index.upsert(jsonio.loads(document))
+    assert len(index) == len(documents)
+    return index
+
+
+def _dicts(loads: Callable[[bytes], Any]) -> Holder:
+    def hold(documents: list[bytes]) -> dict[str, Any]:
+        held = {}
+        for document in documents:
+            obj = loads(document)
+            held[obj["metadata"]["uid"]] = obj
+        return held
+
+    return hold
+
+
+HOLDERS: dict[str, Holder] = {
+    "json dicts (baseline)": _dicts(json.loads),
+    "orjson dicts (baseline)": _dicts(orjson.loads),
+    "the index": _index,
+}
+BASELINES = ("json dicts (baseline)", "orjson dicts (baseline)")
+
+
+def traced(documents: list[bytes], holder: Holder) -> tuple[int, list[tracemalloc.Statistic]]:
+    """Bytes a holder of these objects keeps allocated, and its largest allocation sites."""
+    gc.collect()
+    tracemalloc.start()
+    held = holder(documents)
     gc.collect()
     snapshot = tracemalloc.take_snapshot()
-    held = sum(stat.size for stat in snapshot.statistics("filename"))
     tracemalloc.stop()
-    assert len(index) == len(documents)
-    return held, snapshot.statistics("lineno")[:TOP]
+    del held
+    return sum(s.size for s in snapshot.statistics("filename")), snapshot.statistics("lineno")
+
+
+def rss_growth(path: str, name: str) -> int:
+    """RSS a holder adds to a process that has read the documents (run in a fresh process)."""
+    documents = Path(path).read_bytes().splitlines()
+    gc.collect()
+    before = psutil.Process().memory_info().rss
+    held = HOLDERS[name](documents)
+    gc.collect()
+    grown = psutil.Process().memory_info().rss - before
+    del held
+    return grown
+
+
+def _each_in_a_fresh_process(documents: list[bytes]) -> dict[str, int]:
+    with tempfile.NamedTemporaryFile(prefix="sluice-bench-") as file:
+        file.write(b"\n".join(documents))
+        file.flush()
+        grown = {}
+        for name in HOLDERS:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(1, mp_context=context) as pool:
+                grown[name] = pool.submit(rss_growth, file.name, name).result()
+    return grown
+
+
+def _site(stat: tracemalloc.Statistic, held: int) -> Line:
+    frame = stat.traceback[0]
+    where = frame.filename.split("/site-packages/")[-1].removeprefix(f"{ROOT}/")
+    return Line(f"  {where}:{frame.lineno}", f"{stat.size / held:.0%} ({stat.size >> 10} KiB)")
+
+
+def _cpu(documents: list[bytes]) -> list[Line]:
+    """An upsert and a read per object, against decoding the event (paid in any case).
+
+    The three alternate, round after round, and each keeps its best round, so a change of
+    the machine's pace during the run moves all three alike.
+    """
+    sample = documents[: min(len(documents), 200)]
+    index = _index(sample)
+    entries = [index.get(str(jsonio.loads(d)["metadata"]["uid"])) for d in sample]
+    decoded = [jsonio.loads(d) for d in sample]
+    calls: dict[str, Callable[[], object]] = {
+        "decode": lambda: [jsonio.loads(d) for d in sample],
+        "upsert": lambda: [index.upsert(o) for o in decoded],
+        "read": lambda: [e.obj for e in entries if e is not None],
+    }
+    best = dict.fromkeys(calls, math.inf)
+    for _ in range(ROUNDS):
+        for name, call in calls.items():
+            best[name] = min(best[name], cpu_per_call(call, rounds=1) / len(sample))
+    decode, upsert, read = best["decode"], best["upsert"], best["read"]
+    return [
+        Line("CPU per object (ratios to decoding the event)", ""),
+        Line("  decoding the event (baseline)", f"{decode * 1e6:.1f} µs"),
+        Line("  upsert into the index", f"{upsert * 1e6:.1f} µs ({ratio(upsert, decode)})"),
+        Line("  reading an entry's object", f"{read * 1e6:.1f} µs ({ratio(read, decode)})"),
+    ]
 
 
 def main(argv: list[str]) -> int:
@@ -140,54 +226,48 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     log_setup.configure(level="warning")
     documents, managed = asyncio.run(collect(args.apps))
-    held, top = measure(documents, json.loads)
+    count = len(documents)
     sent = sum(len(d) for d in documents)
     decoded = [json.loads(d) for d in documents]
     managed_fields = sum(len(json.dumps(o["metadata"].get("managedFields", []))) for o in decoded)
     last_applied = sum(
         len((o["metadata"].get("annotations") or {}).get(LAST_APPLIED, "")) for o in decoded
     )
-    sample = documents[: min(len(documents), 200)]
-    decode_cpu = {
-        name: cpu_per_call(lambda loads=loads: [loads(d) for d in sample]) / len(sample)
-        for name, loads in DECODERS.items()
-    }
-    decoders = []
-    for name, loads in DECODERS.items():
-        bytes_held = held if name == "json" else measure(documents, loads)[0]
-        decoders.append(
-            Line(
-                f"  {name}",
-                f"index {bytes_held / len(documents) / 1024:.2f} KiB per object "
-                f"({ratio(bytes_held, held)}), decode {decode_cpu[name] * 1e6:.1f} µs per object "
-                f"({ratio(decode_cpu[name], decode_cpu['json'])})",
-            )
+    del decoded
+    held = {name: traced(documents, holder) for name, holder in HOLDERS.items()}
+    grown = _each_in_a_fresh_process(documents)
+    index, sites = held["the index"]
+
+    def versus(figures: dict[str, int], name: str) -> str:
+        ratios = ", ".join(f"{ratio(figures[name], figures[b])} {b[:-11]}" for b in BASELINES)
+        return (
+            f"{figures[name] / count / 1024:.2f} KiB per object, "
+            f"{figures[name] / managed / 1024:.2f} per managed object"
+            + ("" if name in BASELINES else f" = {ratios}")
         )
-    sites = [Line(f"  {s.traceback[0].filename.split('/site-packages/')[-1].split('/work/')[-1]}"
-                  f":{s.traceback[0].lineno}", f"{s.size / held:.0%} ({s.size >> 10} KiB)")
-             for s in top]  # fmt: skip
+
+    allocated = {name: size for name, (size, _) in held.items()}
     report(
-        f"watcher_memory: the watcher's index of {len(documents)} objects "
+        f"watcher_memory: the watcher's index of {count} objects "
         f"({managed} managed by {args.apps} apps, the rest their ReplicaSets and Pods)",
         "local cluster in this process, controller delay 0; objects decoded from their JSON",
         [
             Line(
-                "index per object",
-                f"{held / len(documents) / 1024:.2f} KiB = {held / sent:.2f}x the objects' JSON",
+                "objects' JSON",
+                f"{sent / count / 1024:.2f} KiB per object, of which managedFields "
+                f"{managed_fields / sent:.0%}, the last-applied annotation "
+                f"{last_applied / sent:.0%}",
             ),
-            Line("index per managed object", f"{held / managed / 1024:.2f} KiB"),
-            Line(
-                "objects' JSON per object",
-                f"{sent / len(documents) / 1024:.2f} KiB, of "
-                f"which managedFields {managed_fields / sent:.0%}, the last-applied "
-                f"annotation {last_applied / sent:.0%}",
-            ),
-            Line("largest allocation sites", ""),
-            *sites,
-            Line("by JSON decoder (ratios to json)", ""),
-            *decoders,
+            Line("held (tracemalloc, this process)", ""),
+            *(Line(f"  {name}", versus(allocated, name)) for name in HOLDERS),
+            Line("RSS growth (a fresh process each)", ""),
+            *(Line(f"  {name}", versus(grown, name)) for name in HOLDERS),
+            Line("the index over its objects' JSON", f"{index / sent:.2f}x"),
+            Line("the index's largest allocation sites", ""),
+            *(_site(stat, index) for stat in sites[:TOP]),
+            *_cpu(documents),
         ],
-        "the compact JSON of the same objects (what the watch sent), same run",
+        "the same objects held as decoded dicts by uid (json, orjson), same run",
         ["python", "-m", "bench", "watcher_memory", *argv],
     )
     return 0
