@@ -14,7 +14,8 @@
     sluice:history-seq:{ns/app}        int   next history id
     sluice:tree:{ns/app}               str   resource tree JSON
     sluice:live:{ns/app}               hash  <group/Kind:namespace/name> -> object JSON
-    sluice:live-warm:{ns/app}          str   present once the watcher's initial list is in
+    sluice:live-warm:{ns/app}          str   present once the watcher's initial list is in:
+                                             its keeper (the leader's lease token)
     sluice:manifests:{repo}:<commit>:<spec>   hash  data, digest (TTL)
     sluice:lease:{name}                str   holder token (PX)
     sluice:lease:{stage:ns/app}        str   holder token of the (stage, app) handler (PX)

@@ -60,6 +60,11 @@ class Lease:
         """Extend the lease to `ttl` from now; False if it is no longer ours."""
         return bool(await self._renew(keys=[self.key], args=[self.token, self._ttl_ms]))
 
+    async def held_by_another(self) -> bool:
+        """Whether someone else holds the lease now (False: we do, or nobody)."""
+        holder = await self._redis.get(self.key)
+        return holder is not None and holder != self.token.encode()
+
     async def release(self) -> bool:
         """Give the lease up; False if it was no longer ours."""
         released = bool(await self._release(keys=[self.key], args=[self.token]))

@@ -11,9 +11,13 @@ called Missing, on the strength of a COLD cache.
 `put`/`delete` follow watch events; `invalidate` marks it COLD (watch lost, relisting).
 An object that cannot be stored or read makes the app COLD: an incomplete cache must
 not pass for a complete one.
+
+The WARM marker names its keeper (the watcher leader's lease token), so a leader that
+steps down cools only the caches it warmed itself: a new leader may have warmed them
+again already, and its caches must not go COLD behind its back (it would never warm
+them again, and every comparison of those apps would wait for good).
 """
 
-import datetime as dt
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +35,17 @@ logger = log.get("store")
 MAX_OBJECT_BYTES = 2 << 20
 """Largest object cached (etcd's own limit is 1.5 MiB)."""
 _CHUNK = 500
+
+_COOL_IF_KEPT_BY = """
+local kept = redis.call('GET', KEYS[1])
+if kept == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+if kept then
+  return -1
+end
+return 0
+"""
 
 
 class CacheState(enum.Enum):
@@ -59,14 +74,17 @@ def _field(key: ResourceKey) -> str:
 class LiveCache:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
+        self._cool_if_kept_by = redis.register_script(_COOL_IF_KEPT_BY)
 
     def _encode(self, app: AppRef, obj: KubeObject) -> tuple[str, bytes]:
         key = ResourceKey.of(obj)
         what = f"live object {key} of {app.namespace}/{app.name}"
         return _field(key), dumps(obj, what=what, limit=MAX_OBJECT_BYTES)
 
-    async def replace(self, app: AppRef, objects: Iterable[KubeObject]) -> None:
-        """Install the app's complete live set and mark it WARM, atomically."""
+    async def replace(
+        self, app: AppRef, objects: Iterable[KubeObject], *, keeper: str = ""
+    ) -> None:
+        """Install the app's complete live set and mark it WARM, kept by `keeper`, atomically."""
         try:
             encoded = dict(self._encode(app, obj) for obj in objects)
         except StoreError:
@@ -77,7 +95,7 @@ class LiveCache:
             items = list(encoded.items())
             for start in range(0, len(items), _CHUNK):
                 pipe.hset(keys.live(app), mapping=dict(items[start : start + _CHUNK]))
-            pipe.set(keys.live_warm(app), dt.datetime.now(dt.UTC).isoformat())
+            pipe.set(keys.live_warm(app), keeper)
             await pipe.execute()
         logger.debug("live.replaced", app=f"{app.namespace}/{app.name}", objects=len(encoded))
 
@@ -94,10 +112,16 @@ class LiveCache:
         """Record a deleted object."""
         await self._redis.hdel(keys.live(app), _field(key))
 
-    async def invalidate(self, app: AppRef, *, reason: str) -> None:
-        """Mark the app COLD until the next `replace`."""
-        await self._redis.delete(keys.live_warm(app))
-        logger.info("live.cold", app=f"{app.namespace}/{app.name}", reason=reason)
+    async def invalidate(self, app: AppRef, *, reason: str, keeper: str | None = None) -> None:
+        """Mark the app COLD until the next `replace`; with `keeper`, only if `keeper`
+        warmed it (another keeper's WARM cache is left as it is)."""
+        name = f"{app.namespace}/{app.name}"
+        if keeper is None:
+            await self._redis.delete(keys.live_warm(app))
+        elif int(await self._cool_if_kept_by(keys=[keys.live_warm(app)], args=[keeper])) < 0:
+            logger.info("live.kept", app=name, reason="another watcher leader warmed it since")
+            return
+        logger.info("live.cold", app=name, reason=reason)
 
     async def read(self, app: AppRef) -> LiveSnapshot:
         """The app's live objects and whether they are complete."""

@@ -18,9 +18,12 @@ While this replica leads the cluster:
 - When the system settings change (new Lua health checks), every app's tree is written
   again, its health assessed under the checks now in force.
 - Once the first list of every type is in, every app deploying here is warmed
-  (`LiveCache.replace`), and apps registered later as they appear. Until then, and after
-  this replica stops leading, their caches are COLD: nothing is pruned or judged Missing
-  on a picture nobody keeps current.
+  (`LiveCache.replace`, kept by this term's lease token), and apps registered later as
+  they appear. Until then, and after this replica stops leading, their caches are COLD:
+  nothing is pruned or judged Missing on a picture nobody keeps current. A replica that
+  stops leading because another took the lease (Redis lost it: a flush, a restart) leaves
+  the caches alone: the new leader cooled them when it began and warms them from its own
+  lists, and its in-memory record of what it warmed must stay true.
 """
 
 import asyncio
@@ -48,6 +51,7 @@ from app.model.cluster_secret import IN_CLUSTER_NAME, IN_CLUSTER_SERVER
 from app.model.identity import AppRef
 from app.model.resource import GroupKind, KubeObject, metadata
 from app.runtime.runtime import Runtime
+from app.store.leases import Lease
 from workers.watcher.directory import AppDirectory
 from workers.watcher.flusher import FAILURES, Flusher
 from workers.watcher.index import Entry, ObjectIndex
@@ -70,16 +74,18 @@ class ClusterWatch:
         directory: AppDirectory,
         settings: WatcherSettings,
         *,
+        lease: Lease,
         on_tracked_change: Callable[[AppRef], None],
     ) -> None:
         self._rt = rt
         self.cluster = cluster
+        self._lease = lease
         self._directory = directory
         self._settings = settings
         self._on_tracked_change = on_tracked_change
         self._log = logger.bind(cluster=cluster.name)
         self._index = ObjectIndex(rt.settings.tracking_method, lambda: rt.system.health)
-        self._flusher = Flusher(rt, settings, self, cluster=cluster.name)
+        self._flusher = Flusher(rt, settings, self, cluster=cluster.name, keeper=lease.token)
         self._watches: dict[GroupKind, asyncio.Task[None]] = {}
         self._scope = rt.clusters.scope_of(cluster)
         self._unlisted: set[tuple[GroupKind, str]] = set()
@@ -191,9 +197,20 @@ class ClusterWatch:
             await asyncio.gather(*tasks, *self._watches.values(), return_exceptions=True)
             self._watches.clear()
             with contextlib.suppress(*FAILURES):
-                await self._flusher.cool(
-                    self._mine, "the cluster watcher stopped leading this cluster"
-                )
+                await self._step_down()
+
+    async def _step_down(self) -> None:
+        """Cool the caches this term warmed, unless another replica leads now."""
+        if await self._lease.held_by_another():
+            self._log.info(
+                "live.handed_over",
+                apps=len(self._mine),
+                reason="another replica leads this cluster now and keeps its apps' caches",
+            )
+            return
+        await self._flusher.cool_mine(
+            self._mine, "the cluster watcher stopped leading this cluster"
+        )
 
     async def _settings_changed(self, _settings: SystemSettings) -> None:
         """New health checks may judge every object differently: rewrite every tree."""

@@ -111,11 +111,19 @@ class _Held:
 
 class Flusher:
     def __init__(
-        self, rt: Runtime, settings: WatcherSettings, sources: Sources, *, cluster: str
+        self,
+        rt: Runtime,
+        settings: WatcherSettings,
+        sources: Sources,
+        *,
+        cluster: str,
+        keeper: str,
     ) -> None:
         self._rt = rt
         self._settings = settings
         self._sources = sources
+        self._keeper = keeper
+        """Who this leader is to the live cache (its lease token): the caches it warms."""
         self._log = logger.bind(cluster=cluster)
         self._wake = asyncio.Event()
         self._limit = asyncio.Semaphore(settings.concurrency)
@@ -182,9 +190,18 @@ class Flusher:
         self._wake.set()
 
     async def cool(self, refs: Iterable[AppRef], reason: str) -> None:
-        """Mark apps COLD now (this leader starts or stops keeping their caches)."""
+        """Mark apps COLD now, whoever warmed them (this leader starts keeping them)."""
         self.warmed.difference_update(refs)
         await self._each(refs, lambda ref: self._rt.live.invalidate(ref, reason=reason))
+
+    async def cool_mine(self, refs: Iterable[AppRef], reason: str) -> None:
+        """Mark apps COLD now if this leader warmed them (it stops keeping them); those a
+        newer leader warmed meanwhile stay WARM."""
+        self.warmed.difference_update(refs)
+        keeper = self._keeper
+        await self._each(
+            refs, lambda ref: self._rt.live.invalidate(ref, reason=reason, keeper=keeper)
+        )
 
     async def run(self) -> None:
         while True:
@@ -294,7 +311,7 @@ class Flusher:
                 return
             self.warmed.add(ref)
             try:
-                await self._rt.live.replace(ref, objects)
+                await self._rt.live.replace(ref, objects, keeper=self._keeper)
             except StoreError as e:
                 self.warmed.discard(ref)
                 self._log.warning("live.unwarmable", app=str(ref), error=str(e))

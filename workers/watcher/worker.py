@@ -59,6 +59,7 @@ class Watcher:
         self.directory = self._new_directory()
         self._watches: dict[int, ClusterWatch] = {}
         self._task: asyncio.Task[None] | None = None
+        self._lease = Lease(rt.redis, lease_name(rt.control_plane), self.settings.lease_ttl)
 
     def _new_directory(self) -> AppDirectory:
         return AppDirectory(
@@ -79,7 +80,7 @@ class Watcher:
         return watch is not None and watch.synced.is_set()
 
     async def start(self) -> None:
-        lease = Lease(self._rt.redis, lease_name(self._rt.control_plane), self.settings.lease_ttl)
+        lease = self._lease
         self._task = asyncio.create_task(
             lead(lease, self._lead_control_plane, what="control plane"), name="watcher"
         )
@@ -102,7 +103,7 @@ class Watcher:
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(ControlPlane(rt, self.directory, deleter, settings).run())
-                group.create_task(self._cluster_term(rt.control_plane, deleter)())
+                group.create_task(self._cluster_term(rt.control_plane, deleter, self._lease)())
                 group.create_task(self._follow_registered(deleter))
         finally:
             remove()
@@ -134,7 +135,7 @@ class Watcher:
                     lease = Lease(
                         rt.redis, lease_name(cluster, by_server=True), self.settings.lease_ttl
                     )
-                    term = self._cluster_term(cluster, deleter)
+                    term = self._cluster_term(cluster, deleter, lease)
                     leading[cluster] = asyncio.create_task(
                         lead(lease, term, what=f"cluster {cluster.name}"),
                         name=f"watcher {cluster.name}",
@@ -154,11 +155,18 @@ class Watcher:
             await asyncio.gather(*leading.values(), return_exceptions=True)
 
     def _cluster_term(
-        self, cluster: Cluster, deleter: Deleter
+        self, cluster: Cluster, deleter: Deleter, lease: Lease
     ) -> Callable[[], Coroutine[Any, Any, None]]:
+        """The watch of `cluster` while `lease` is held."""
+
         async def term() -> None:
             watch = ClusterWatch(
-                self._rt, cluster, self.directory, self.settings, on_tracked_change=deleter.nudge
+                self._rt,
+                cluster,
+                self.directory,
+                self.settings,
+                lease=lease,
+                on_tracked_change=deleter.nudge,
             )
             self._watches[id(cluster)] = watch
             try:

@@ -83,3 +83,13 @@ async def test_an_unreadable_object_makes_the_snapshot_cold(redis_client: Redis)
     await redis_client.hset("sluice:live:{sluice/guestbook}", "apps/Deployment:default/x", "{")
     snapshot = await cache.read(APP)
     assert snapshot.state is CacheState.COLD and "unreadable" in snapshot.reason
+
+
+async def test_a_keeper_cools_only_the_cache_it_warmed(redis_client: Redis) -> None:
+    cache = LiveCache(redis_client)
+    await cache.replace(APP, [_deploy("web")], keeper="old-leader")
+    await cache.replace(APP, [_deploy("web")], keeper="new-leader")
+    await cache.invalidate(APP, reason="old leader stepped down", keeper="old-leader")
+    assert (await cache.read(APP)).warm
+    await cache.invalidate(APP, reason="new leader stepped down", keeper="new-leader")
+    assert not (await cache.read(APP)).warm

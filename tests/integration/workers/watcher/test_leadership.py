@@ -1,11 +1,15 @@
 """One leader at a time: a standby takes over when the leader stops, or when it died."""
 
+from dataclasses import replace
+
 from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
+from app.store import keys
 from app.store.leases import Lease
 from tests.integration.workers.watcher.conftest import (
     NAMESPACE,
+    WEB,
     Published,
     Starter,
     application,
@@ -65,20 +69,41 @@ async def test_a_standby_takes_over_when_the_leaders_lease_expires(
     )
 
 
+async def cached(rt: Runtime) -> list[str]:
+    """The names in the live cache of `web`, if it is warm."""
+    snapshot = await rt.live.read(WEB)
+    return [k.name for k in snapshot.objects] if snapshot.warm else []
+
+
 async def test_a_new_leader_rebuilds_every_live_cache_from_its_own_lists(
     runtime: Runtime, start_watcher: Starter, kubectl: Kubectl
 ) -> None:
-    web = AppRef(NAMESPACE, "web")
     await kubectl_apply(kubectl, application("web"))
     await runtime.control_plane.create(tracked(config_map("cfg")))
     first = await start_watcher()
-
-    async def cached() -> list[str]:
-        snapshot = await runtime.live.read(web)
-        return [k.name for k in snapshot.objects] if snapshot.warm else []
-
-    assert await eventually(cached, what="the first leader's cache") == ["cfg"]
+    assert await eventually(lambda: cached(runtime), what="the first leader's cache") == ["cfg"]
     await first.stop()
-    assert not (await runtime.live.read(web)).warm, "a cache nobody keeps stayed warm"
+    assert not (await runtime.live.read(WEB)).warm, "a cache nobody keeps stayed warm"
     await start_watcher()
-    assert await eventually(cached, what="the second leader's cache") == ["cfg"]
+    assert await eventually(lambda: cached(runtime), what="the second leader's cache") == ["cfg"]
+
+
+async def test_a_leader_that_lost_its_lease_leaves_the_new_leaders_caches_warm(
+    runtime: Runtime, start_watcher: Starter, kubectl: Kubectl, watcher_settings: WatcherSettings
+) -> None:
+    """Redis lost the lease (a flush, an empty restart) and a standby took it; the old
+    leader, learning it only at its next renewal, stops after the new leader warmed the
+    caches: they stay warm (the new leader would never warm them again)."""
+    await kubectl_apply(kubectl, application("web"))
+    await runtime.control_plane.create(tracked(config_map("cfg")))
+    slow_to_notice = Watcher(runtime, replace(watcher_settings, lease_ttl=60.0))
+    await slow_to_notice.start()
+    try:
+        await eventually(lambda: synced(slow_to_notice), what="the first leader to sync")
+        assert await eventually(lambda: cached(runtime), what="its cache") == ["cfg"]
+        await runtime.redis.delete(keys.lease(lease_name(runtime.control_plane)))
+        await start_watcher()
+        assert await eventually(lambda: cached(runtime), what="the new leader's cache") == ["cfg"]
+    finally:
+        await slow_to_notice.stop()
+    assert (await runtime.live.read(WEB)).warm, "the old leader cooled the new leader's cache"
