@@ -144,7 +144,9 @@ class OperationLoop:
             )
         if record is None or came is Arrival.STALE:
             stored_step = record.step if record is not None else step
-            return _Found(stored_step, None, None), Situation(self._role, came, None)
+            ours = record is not None and record.id == ctx.operation_id
+            state = _state_of(record) if record is not None and ours else None
+            return _Found(stored_step, state, None), Situation(self._role, came, state)
         found = await self._found(ctx, record)
         ctx.terminate = record.terminate
         return found, Situation(
@@ -219,6 +221,10 @@ class OperationLoop:
                 return False
             case Move.FOLLOW:
                 return True
+            case Move.REARM:
+                assert found.state is not None
+                await self._follow(ctx, found.step, found.state, None, inline=False, rearm=True)
+                return False
         moved = await self._move(ctx, found, decided.move)
         if moved is None or not await self._store(ctx, found.step, found.state, moved):
             return False
@@ -401,9 +407,12 @@ class OperationLoop:
         state: SyncState,
         app: Application | None,
         inline: bool,
+        *,
+        rearm: bool = False,
     ) -> bool:
         """Do what comes after the stored `state`, which stands at `step`; True when this
-        message is to take that step itself (`inline`, and a Continue)."""
+        message is to take that step itself (`inline`, and a Continue). `rearm`: the
+        state's timer again, at the time its step decided (a wave delay is not lengthened)."""
         then = state.next
         message = SyncStep(ctx.ref, ctx.operation_id, step, _reason(then))
         if isinstance(then, Continue | Replan):
@@ -414,7 +423,8 @@ class OperationLoop:
             ctx.log.info("sync.next", step=step, then="continue", reason=message.reason)
         elif isinstance(then, Wait):
             timer = schedules.RETRY if state.retrying else schedules.WAIT
-            until = now() + timedelta(seconds=then.seconds) if then.after_actions else then.until
+            after_actions = then.after_actions and not rearm
+            until = now() + timedelta(seconds=then.seconds) if after_actions else then.until
             await schedules.schedule(self._rt.bus, timer, message, until)
             if state.retrying:
                 await write_status(ctx, operation_state(state))
@@ -429,6 +439,16 @@ class OperationLoop:
         else:
             await finish(ctx, state, app)
         return False
+
+
+def _state_of(record: SyncRecord) -> SyncState | None:
+    """The stored engine state, None if there is none yet or it cannot be read."""
+    if record.sync is None:
+        return None
+    try:
+        return SyncState.from_dict(record.sync)
+    except StateError:
+        return None
 
 
 def _abandoned(state: SyncState) -> _Moved:

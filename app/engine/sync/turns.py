@@ -19,9 +19,17 @@ state), and each stored state records the step of the message whose handling sto
   the follow-up (the next step, a timer, the finish: idempotent too).
 - STALE: another operation, or a step whose state has been taken further since.
 
+A timer replaces the app's pending timer of its purpose (`app.bus.schedules`), so a worker
+that follows a state late (its step taken further meanwhile by the other worker, woken by
+a change) can replace the newer state's timer with its own stale one, which then fires
+and is dropped: nothing would take the operation further. So a STALE message of the same
+operation, reaching the sync worker (where timers fire) while the stored state waits on a
+timer, re-arms that timer: the stored state's follow-up is done again.
+
 Then `turn` decides, in this order:
 
     where the operation stands          sync worker              hook worker
+    STALE, the stored state waits       re-arm its timer         drop
     the message is STALE                drop                     drop
     not planned yet                     plan (CURRENT only;      drop: the sync worker's
                                         app gone: abandon)
@@ -43,6 +51,7 @@ Every turn carries its reason, for the log.
 import enum
 from dataclasses import dataclass
 
+from app.engine.sync.actions import Wait
 from app.engine.sync.state import SyncState, Verb
 from app.model.sync import OperationPhase
 
@@ -89,6 +98,8 @@ class Move(enum.Enum):
     """Do the follow-up of the ended operation (history, status, event, refresh)."""
     FOLLOW = "follow"
     """Repeat the follow-up of the stored state (the next step, a timer)."""
+    REARM = "rearm"
+    """Schedule the stored state's timer again: a stale timer may have replaced it."""
     STEP = "step"
     """Take the next step (held while the project's sync windows block it)."""
     TERMINATE = "terminate"
@@ -108,7 +119,8 @@ class Situation:
     role: Role
     arrival: Arrival
     state: SyncState | None
-    """The stored engine state; None before the operation is planned, or if unreadable."""
+    """The stored engine state; None before the operation is planned, or if unreadable
+    (and, for a STALE message, unless the stored operation is the message's)."""
     unreadable: bool = False
     """A stored engine state exists but cannot be read."""
     finalized: bool = False
@@ -129,9 +141,20 @@ def touches_hooks(state: SyncState) -> bool:
     )
 
 
+def waits_on_timer(state: SyncState) -> bool:
+    """The state is between steps, its next one due at a time (a WAIT or RETRY timer)."""
+    return not state.in_flight and not state.completed and isinstance(state.next, Wait)
+
+
 def turn(found: Situation) -> Turn:
     """What the message calls for (the table in the module docstring)."""
     if found.arrival is Arrival.STALE:
+        if found.role is Role.SYNC and found.state is not None and waits_on_timer(found.state):
+            return Turn(
+                Move.REARM,
+                "a stale step of this operation came while it waits on a timer, which the "
+                "stale one may have replaced",
+            )
         return Turn(Move.DROP, "the message names another operation or a step taken further since")
     sync = found.role is Role.SYNC
     state = found.state

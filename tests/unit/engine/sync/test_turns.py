@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.engine.sync import SyncState, error_out, start
+from app.engine.sync import SyncState, Wait, error_out, start
 from app.engine.sync.state import InFlight, Verb
 from app.engine.sync.turns import (
     Arrival,
@@ -34,6 +34,7 @@ HOOK_DELETING = in_flight(Verb.DELETE_HOOK, hook=True)
 HOOK_DRY_RUN = in_flight(Verb.DRY_RUN, hook=True)
 ENDED = error_out(RUNNING, "refused", T0)
 TERMINATING = replace(RUNNING, phase=OperationPhase.TERMINATING)
+WAITING = replace(RUNNING, next=Wait(T0, "delay between sync waves", 2.0, wakeable=False))
 
 C, R, S = Arrival.CURRENT, Arrival.RESUMED, Arrival.STALE
 SYNC, HOOKS = Role.SYNC, Role.HOOKS
@@ -51,6 +52,9 @@ def test_which_steps_touch_hooks() -> None:
 CASES = [
     # (role, arrival, state, facts, move)
     (SYNC, S, RUNNING, {}, Move.DROP, "sync-stale-drops"),
+    (SYNC, S, None, {}, Move.DROP, "sync-stale-of-another-operation-drops"),
+    (SYNC, S, WAITING, {}, Move.REARM, "sync-stale-rearms-the-timer-a-stale-one-replaced"),
+    (HOOKS, S, WAITING, {}, Move.DROP, "hooks-stale-drops-while-waiting"),
     (HOOKS, S, HOOK_CREATING, {}, Move.DROP, "hooks-stale-drops"),
     (SYNC, C, None, {}, Move.PLAN, "sync-plans-an-unplanned-operation"),
     (SYNC, C, None, {"app_exists": False}, Move.ABANDON, "sync-abandons-unplanned-when-app-gone"),

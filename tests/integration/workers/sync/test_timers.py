@@ -1,0 +1,53 @@
+"""A step timer another worker's late follow-up replaced never strands an operation.
+
+Timers replace the app's pending one of their purpose. Seen under a slow API server: the
+hook worker followed a state late, after the sync worker (woken by a change) had taken it
+further and scheduled the next step's wave delay; the hook worker's stale timer replaced
+that one, fired, was dropped, and the operation waited for ever.
+"""
+
+import datetime as dt
+from dataclasses import replace
+
+import pytest
+
+from app.bus import schedules
+from app.bus.messages import SyncStep
+from app.engine.sync import SyncState, Wait
+from app.model.sync import OperationPhase
+from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
+from app.store.operations import SyncRecord
+from tests.integration.workers.sync.conftest import WAVE, Shop, config_map
+from tests.support.waiting import eventually
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """A wave delay long enough to catch the operation waiting it out."""
+    return replace(settings, timing=replace(settings.timing, wave_delay=3.0))
+
+
+async def test_a_stale_timer_replacing_the_wave_delay_does_not_strand_the_operation(
+    runtime: Runtime, shop: Shop, sync_workers: None
+) -> None:
+    await shop.deploy(config_map("first", {WAVE: "0"}), config_map("second", {WAVE: "1"}))
+    operation = await shop.start()
+
+    async def waiting_out_the_wave_delay() -> SyncRecord | None:
+        record = await runtime.operations.load_sync(shop.ref)
+        if record is None or record.id != operation or record.sync is None:
+            return None
+        then = SyncState.from_dict(record.sync).next
+        return record if isinstance(then, Wait) and not then.wakeable else None
+
+    record = await eventually(waiting_out_the_wave_delay, what="the wave delay")
+    assert record is not None
+    earlier = [step for step in range(record.step) if step != record.origin]
+    assert earlier, f"no step taken before {record.step} but the storing one"
+    late = SyncStep(shop.ref, operation, earlier[-1], "a late follow-up of an earlier step")
+    await schedules.schedule(runtime.bus, schedules.WAIT, late, dt.datetime.now(dt.UTC))
+
+    state = await shop.finished(operation)
+    assert state.phase is OperationPhase.SUCCEEDED, state.message
+    assert (await shop.live("ConfigMap", "second"))["metadata"]["name"] == "second"
