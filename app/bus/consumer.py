@@ -18,6 +18,11 @@ ended:
     any other error    -> nak with backoff, logged with its traceback
     stopped (drain)    -> nak without delay, so another replica takes it now
 
+The backoff doubles with each failure of the message, not with each delivery: a message
+whose handler asked for Retry many times (waiting for a cache to be rebuilt) and then
+failed once (Redis restarting under it) is redelivered after `retry_delay`, not after
+the delay its number of deliveries would give. Failures are counted in this process.
+
 While a handler runs, the message gets an in-progress heartbeat every third of the
 consumer's ack_wait, so a long handler is not redelivered to another replica under it;
 if this process dies, the heartbeats stop and JetStream redelivers after ack_wait.
@@ -43,6 +48,9 @@ from app.bus.schedules import SCHEDULER
 
 logger = log.get("bus")
 
+TRACKED_FAILURES = 10_000
+"""Failing messages whose failures a consumer counts at most (the oldest are forgotten)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ConsumerSettings:
@@ -59,7 +67,7 @@ class ConsumerSettings:
     handler_deadline: float = 600.0
     """Seconds a handler may run before it is cancelled and its message redelivered."""
     retry_delay: float = 1.0
-    """Redelivery delay after the first unexpected failure; doubles per delivery."""
+    """Redelivery delay after the first unexpected failure; doubles per further failure."""
     retry_delay_max: float = 60.0
     """Cap of that delay."""
     drain_timeout: float = 10.0
@@ -113,6 +121,8 @@ class Consumer(Generic[M]):
         self._sub: JetStreamContext.PullSubscription | None = None
         self._heartbeat_every = 10.0
         self._epoch = ""
+        self._failures: dict[int, int] = {}
+        """Unexpected failures so far, by stream sequence, of messages not settled since."""
 
     async def start(self) -> None:
         """Bind to the durable consumer (created by `topology.ensure`) and start pulling."""
@@ -233,13 +243,16 @@ class Consumer(Generic[M]):
         )
         heartbeat = asyncio.create_task(self._heartbeat(msg), name=f"heartbeat:{msg.subject}")
         deadline = asyncio.timeout(self._settings.handler_deadline)
+        seq = meta.sequence.stream
         try:
             async with deadline:
                 await self._handler(delivery)
         except Retry as r:
+            self._failures.pop(seq, None)
             log_.info("work.retry", reason=r.reason, delay_s=r.delay)
             await self._settle(msg.nak(delay=r.delay), "nak")
         except Poison as p:
+            self._failures.pop(seq, None)
             log_.error("work.poison", reason=p.reason, action="terminated")
             await self._settle(msg.term(), "term")
         except asyncio.CancelledError:
@@ -247,7 +260,7 @@ class Consumer(Generic[M]):
             await self._settle(msg.nak(), "nak")
             raise
         except Exception as e:  # any other failure is redelivered with backoff
-            delay = self._backoff(attempt)
+            delay = self._backoff(self._failed(seq))
             if isinstance(e, TimeoutError) and deadline.expired():
                 log_.error(
                     "work.deadline_exceeded",
@@ -258,6 +271,7 @@ class Consumer(Generic[M]):
                 log_.exception("work.failed", delay_s=delay)
             await self._settle(msg.nak(delay=delay), "nak")
         else:
+            self._failures.pop(seq, None)
             await self._settle(msg.ack(), "ack")
         finally:
             heartbeat.cancel()
@@ -272,9 +286,17 @@ class Consumer(Generic[M]):
             except nats.errors.Error as e:
                 self._log.warning("work.heartbeat_failed", subject=msg.subject, error=str(e))
 
-    def _backoff(self, attempt: int) -> float:
+    def _failed(self, seq: int) -> int:
+        """Count one more failure of the message at `seq`; its failures so far."""
+        failures = self._failures.pop(seq, 0) + 1
+        self._failures[seq] = failures
+        if len(self._failures) > TRACKED_FAILURES:
+            del self._failures[next(iter(self._failures))]
+        return failures
+
+    def _backoff(self, failures: int) -> float:
         s = self._settings
-        return float(min(s.retry_delay * 2 ** min(attempt - 1, 30), s.retry_delay_max))
+        return float(min(s.retry_delay * 2 ** min(failures - 1, 30), s.retry_delay_max))
 
     async def _settle(self, action: Awaitable[None], verb: str) -> None:
         """Send ack/nak/term; if the connection is gone, JetStream redelivers after ack_wait."""

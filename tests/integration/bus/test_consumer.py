@@ -93,6 +93,27 @@ async def test_unexpected_failure_is_redelivered(ready_bus: Bus, failure: Except
     assert attempts == [1, 2]
 
 
+async def test_the_backoff_counts_failures_not_the_retries_before_them(ready_bus: Bus) -> None:
+    """A handler that waited (Retry) six times, then failed once, is tried again after the
+    first failure's delay: a backoff by deliveries would hold it 0.5 * 2**6 = 32 s."""
+    attempts: list[int] = []
+
+    async def handle(d: Delivery[RefreshRequest]) -> None:
+        attempts.append(d.attempt)
+        if d.attempt <= 6:
+            raise Retry("the app registry is being rebuilt", delay=0.01)
+        if d.attempt == 7:
+            raise ConnectionError("Connection closed by server.")
+
+    settings = ConsumerSettings(fetch_wait=0.2, retry_delay=0.5, retry_delay_max=60)
+    async with Consumer(ready_bus, REFRESH, handle, settings):
+        await publish(ready_bus, REFRESH, _refresh())
+        await eventually(
+            lambda: _settled(ready_bus), timeout=10, what="the message after a failure"
+        )
+    assert attempts == [1, 2, 3, 4, 5, 6, 7, 8]
+
+
 async def test_deadline_cancels_a_stuck_handler_and_redelivers(ready_bus: Bus) -> None:
     attempts: list[int] = []
     cancelled = asyncio.Event()
