@@ -11,9 +11,11 @@ Baselines, in the same run: the same objects held as plain decoded dicts by uid,
 by the standard library's `json` (what the index held at first) and by orjson (what it
 held before it kept JSON). Each holder is built under `tracemalloc` in this process
 (bytes allocated and still held), and again in a fresh process of its own (its RSS
-growth: what the watcher's RSS pays). Figures per object and per managed object, as
-multiples of the baselines; the allocation sites holding most of the index; and the CPU
-of an upsert and of a read (an entry's object decoded), against decoding the event.
+growth: what the watcher's RSS pays); and, RSS only, the index built from a list, as a
+watcher starts, decoded a page at a time (as now) and whole (as before). Figures per
+object and per managed object, as multiples of the baselines; the allocation sites
+holding most of the index; and the CPU of an upsert and of a read (an entry's object
+decoded), against decoding the event.
 """
 
 import argparse
@@ -62,6 +64,7 @@ KINDS = (
     ("policy/v1", "PodDisruptionBudget"),
 )
 TOP = 8
+PAGE = ClusterSettings().list_page_size
 ROUNDS = 5
 """Rounds of each CPU figure, alternating."""
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -131,6 +134,22 @@ def _index(documents: list[bytes]) -> ObjectIndex:
     return index
 
 
+def _paged(page: int) -> Holder:
+    """The index built from a list decoded `page` objects at a time (a watcher's start)."""
+
+    def hold(documents: list[bytes]) -> ObjectIndex:
+        checks = HealthCustomizations()
+        index = ObjectIndex(TrackingMethod.ANNOTATION, lambda: checks)
+        for start in range(0, len(documents), page):
+            items = [jsonio.loads(d) for d in documents[start : start + page]]
+            for obj in items:
+                index.upsert(obj)
+            del items
+        return index
+
+    return hold
+
+
 def _dicts(loads: Callable[[bytes], Any]) -> Holder:
     def hold(documents: list[bytes]) -> dict[str, Any]:
         held = {}
@@ -148,6 +167,13 @@ HOLDERS: dict[str, Holder] = {
     "the index": _index,
 }
 BASELINES = ("json dicts (baseline)", "orjson dicts (baseline)")
+LISTED: dict[str, Holder] = {
+    "the index, listed a page at a time": _paged(PAGE),
+    "the index, listed whole": _paged(sys.maxsize),
+}
+"""A watcher's start: its first list decoded a page (`ClusterSettings.list_page_size`) at
+a time, as the watch hands it over, and all at once, as it did before; RSS only (both
+hold the same objects, but memory freed in small pieces mostly stays with the process)."""
 
 
 def traced(documents: list[bytes], holder: Holder) -> tuple[int, list[tracemalloc.Statistic]]:
@@ -167,7 +193,7 @@ def rss_growth(path: str, name: str) -> int:
     documents = Path(path).read_bytes().splitlines()
     gc.collect()
     before = psutil.Process().memory_info().rss
-    held = HOLDERS[name](documents)
+    held = (HOLDERS | LISTED)[name](documents)
     gc.collect()
     grown = psutil.Process().memory_info().rss - before
     del held
@@ -179,7 +205,7 @@ def _each_in_a_fresh_process(documents: list[bytes]) -> dict[str, int]:
         file.write(b"\n".join(documents))
         file.flush()
         grown = {}
-        for name in HOLDERS:
+        for name in HOLDERS | LISTED:
             context = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(1, mp_context=context) as pool:
                 grown[name] = pool.submit(rss_growth, file.name, name).result()
@@ -261,7 +287,7 @@ def main(argv: list[str]) -> int:
             Line("held (tracemalloc, this process)", ""),
             *(Line(f"  {name}", versus(allocated, name)) for name in HOLDERS),
             Line("RSS growth (a fresh process each)", ""),
-            *(Line(f"  {name}", versus(grown, name)) for name in HOLDERS),
+            *(Line(f"  {name}", versus(grown, name)) for name in HOLDERS | LISTED),
             Line("the index over its objects' JSON", f"{index / sent:.2f}x"),
             Line("the index's largest allocation sites", ""),
             *(_site(stat, index) for stat in sites[:TOP]),

@@ -8,6 +8,9 @@ relist). The helper remembers each object's uid and resourceVersion (not the obj
 - a relist after `410 Expired` is turned into only the differences: ADDED for new objects,
   MODIFIED for changed ones, DELETED (with a minimal object) for those that vanished while
   the watch was away, and DELETED then ADDED for a name that was deleted and recreated.
+  A relist is taken a page at a time (`begin_relist`, `listed` per page, `end_relist`),
+  so the consumer never holds a whole list decoded; the vanished are known, and deleted,
+  once the last page is in.
 """
 
 import enum
@@ -56,12 +59,14 @@ def _version(obj: KubeObject) -> tuple[str, str]:
 class KnownObjects:
     """uid and resourceVersion of every object delivered so far, for one watched type."""
 
-    __slots__ = ("_api_version", "_kind", "_seen")
+    __slots__ = ("_api_version", "_kind", "_listed", "_seen")
 
     def __init__(self, api_version: str, kind: str) -> None:
         self._api_version = api_version
         self._kind = kind
         self._seen: dict[Key, tuple[str, str]] = {}
+        self._listed: set[Key] = set()
+        """The keys the relist under way has listed so far."""
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -87,17 +92,37 @@ class KnownObjects:
         kind = EventType.ADDED if seen is None or seen[0] != version[0] else EventType.MODIFIED
         return WatchEvent(kind, obj)
 
-    def relist(self, items: Iterable[KubeObject]) -> list[WatchEvent]:
-        """The events that bring a consumer from what it was sent to exactly `items`."""
-        listed = {_key(obj): obj for obj in items}
+    def begin_relist(self) -> None:
+        """A relist starts (or starts over): its pages follow, then `end_relist`."""
+        self._listed = set()
+
+    def listed(self, items: Iterable[KubeObject]) -> list[WatchEvent]:
+        """The events for one page of a relist: ADDED or MODIFIED, each object at most once,
+        with DELETED first for a name now held by a new uid."""
         events: list[WatchEvent] = []
-        for key, (uid, rv) in list(self._seen.items()):
-            obj = listed.get(key)
-            if obj is None or _version(obj)[0] != uid:
+        for obj in items:
+            key = _key(obj)
+            self._listed.add(key)
+            seen = self._seen.get(key)
+            if seen is not None and seen[0] != _version(obj)[0]:
                 del self._seen[key]
-                events.append(WatchEvent(EventType.DELETED, self._tombstone(key, uid, rv)))
-        for obj in listed.values():
+                events.append(WatchEvent(EventType.DELETED, self._tombstone(key, *seen)))
             event = self.observe(EventType.ADDED, obj)
             if event is not None:
                 events.append(event)
         return events
+
+    def end_relist(self) -> list[WatchEvent]:
+        """DELETED for each object delivered before that the relist's pages did not hold."""
+        events = []
+        for key, (uid, rv) in list(self._seen.items()):
+            if key not in self._listed:
+                del self._seen[key]
+                events.append(WatchEvent(EventType.DELETED, self._tombstone(key, uid, rv)))
+        self._listed = set()
+        return events
+
+    def relist(self, items: Iterable[KubeObject]) -> list[WatchEvent]:
+        """The events that bring a consumer from what it was sent to exactly `items`."""
+        self.begin_relist()
+        return self.listed(items) + self.end_relist()

@@ -18,6 +18,7 @@ import json
 import random
 import time
 from collections.abc import AsyncGenerator, Awaitable
+from contextlib import aclosing
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
@@ -33,8 +34,7 @@ from app.cluster.errors import (
     error_for_exception,
     error_for_status,
 )
-from app.cluster.listing import list_objects, selector_query
-from app.cluster.options import ObjectList
+from app.cluster.listing import list_pages, selector_query
 from app.cluster.paths import collection_path
 from app.cluster.resources import ResourceType
 from app.cluster.settings import ClusterSettings
@@ -177,9 +177,13 @@ class Watch:
         except TimeoutError as e:
             raise error_for_exception(e, target, timeout=limit) from e
 
-    async def _list(self, rt: ResourceType) -> ObjectList:
+    async def _relist(
+        self, rt: ResourceType, known: KnownObjects
+    ) -> AsyncGenerator[WatchEvent, None]:
+        """The differences a list makes, a page at a time (each page within the deadline);
+        sets `resource_version` once the last page is in."""
         target = replace(self._target, verb="list")
-        listing = list_objects(
+        pages = list_pages(
             self._transport,
             rt,
             target,
@@ -188,7 +192,21 @@ class Watch:
             field_selector=self._field_selector,
             page_size=self._settings.list_page_size,
         )
-        return await self._within_deadline(listing, target)
+        known.begin_relist()
+        resource_version = ""
+        try:
+            while (page := await self._within_deadline(anext(pages, None), target)) is not None:
+                if page.restarted:
+                    known.begin_relist()
+                resource_version = page.resource_version
+                for event in known.listed(page.items):
+                    yield event
+                del page
+        finally:
+            await pages.aclose()
+        for event in known.end_relist():
+            yield event
+        self.resource_version = resource_version
 
     async def _pause(self, error: ClusterError, backoff: Backoff) -> None:
         """Wait before the next attempt, or raise `error` if trying again cannot help."""
@@ -236,13 +254,12 @@ class Watch:
         while True:
             if not self.resource_version:
                 try:
-                    listing = await self._list(rt)
+                    async with aclosing(self._relist(rt, known)) as relisting:
+                        async for event in relisting:
+                            yield event
                 except ClusterError as e:
                     await self._pause(e, backoff)
                     continue
-                for event in known.relist(listing.items):
-                    yield event
-                self.resource_version = listing.resource_version
                 self._log.info("watch.listed", objects=len(known), rv=self.resource_version)
                 yield Synced(self.resource_version, len(known))
             opened, received = time.monotonic(), 0

@@ -53,6 +53,18 @@ async def test_list_then_watch_delivers_each_change(cluster: Cluster, namespace:
     ]
 
 
+async def test_a_list_of_many_pages_is_delivered_whole_before_synced(
+    local_cluster: Any, namespace: str
+) -> None:
+    async with await open_cluster(local_cluster, ClusterSettings(list_page_size=2)) as small:
+        for i in range(5):
+            await small.create(configmap(f"p{i}", namespace, {"n": str(i)}))
+        async with small.watch("v1", "ConfigMap", namespace=namespace) as events:
+            first = [describe(await anext(events)) for _ in range(6)]
+    assert sorted(first[:5]) == [("ADDED", f"p{i}", str(i)) for i in range(5)]
+    assert first[5] == ("SYNCED", "", "")
+
+
 async def test_cancelling_the_consumer_closes_the_watch(cluster: Cluster, namespace: str) -> None:
     synced = asyncio.Event()
     task = asyncio.create_task(collect(cluster, namespace, [], synced))
@@ -156,9 +168,9 @@ async def test_watch_relists_after_410_and_delivers_only_differences(
             await cluster.create(configmap("new", "w", {"n": "9"}))
             after = [describe(await anext(events)) for _ in range(4)]
     assert after == [
-        ("DELETED", "remove", ""),
         ("MODIFIED", "change", str(history + 4)),
         ("ADDED", "new", "9"),
+        ("DELETED", "remove", ""),
         ("SYNCED", "", ""),
     ]
 

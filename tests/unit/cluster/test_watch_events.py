@@ -56,12 +56,32 @@ def test_relist_delivers_only_the_differences() -> None:
         [cm("same", "1"), cm("changed", "9"), cm("recreated", "10", uid="new-uid"), cm("new", "11")]
     )
     assert summary(events) == [
-        ("DELETED", "gone", "3"),
-        ("DELETED", "recreated", "4"),
         ("MODIFIED", "changed", "9"),
+        ("DELETED", "recreated", "4"),
         ("ADDED", "recreated", "10"),
         ("ADDED", "new", "11"),
+        ("DELETED", "gone", "3"),
     ]
+
+
+def test_a_relist_in_pages_deletes_the_vanished_once_the_last_page_is_in() -> None:
+    known = KnownObjects("v1", "ConfigMap")
+    known.relist([cm("a", "1"), cm("b", "2"), cm("gone", "3")])
+    known.begin_relist()
+    assert summary(known.listed([cm("a", "1")])) == []
+    assert summary(known.listed([cm("b", "5")])) == [("MODIFIED", "b", "5")]
+    assert summary(known.end_relist()) == [("DELETED", "gone", "3")]
+    assert len(known) == 2
+
+
+def test_a_relist_started_over_forgets_the_pages_before() -> None:
+    known = KnownObjects("v1", "ConfigMap")
+    known.relist([cm("a", "1"), cm("b", "2")])
+    known.begin_relist()
+    known.listed([cm("a", "1")])
+    known.begin_relist()
+    assert summary(known.listed([cm("b", "2")])) == []
+    assert summary(known.end_relist()) == [("DELETED", "a", "1")]
 
 
 def test_relist_tombstone_names_the_vanished_object() -> None:
