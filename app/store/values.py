@@ -37,10 +37,10 @@ def field(fields: Fields, name: str) -> bytes | None:
 
 def dumps(doc: Any, *, what: str, limit: int) -> bytes:
     """Compact JSON of `doc`; StoreError if it exceeds `limit` bytes."""
-    return bounded(jsonio.dumps(doc), what=what, limit=limit)
+    return within_limit(jsonio.dumps(doc), what=what, limit=limit)
 
 
-def bounded(data: bytes, *, what: str, limit: int) -> bytes:
+def within_limit(data: bytes, *, what: str, limit: int) -> bytes:
     """`data` itself, already encoded; StoreError if it exceeds `limit` bytes."""
     if len(data) > limit:
         raise StoreError(f"{what} is {len(data)} bytes, over the {limit}-byte limit")

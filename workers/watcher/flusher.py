@@ -50,7 +50,7 @@ from app.runtime.runtime import Runtime
 from app.store import keys
 from app.store.errors import StoreError
 from app.store.livecache import MAX_OBJECT_BYTES
-from app.store.values import bounded
+from app.store.values import within_limit
 from workers.watcher.cancellation import stop_if_cancelled
 from workers.watcher.settings import WatcherSettings
 
@@ -342,7 +342,7 @@ class Flusher:
                         deleted.append(str(key))
                         continue
                     try:
-                        written[str(key)] = bounded(
+                        written[str(key)] = within_limit(
                             raw, what=f"live object {key}", limit=MAX_OBJECT_BYTES
                         )
                     except StoreError as e:
