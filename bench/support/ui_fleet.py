@@ -4,8 +4,8 @@ local cluster, the API) with apps written straight into the registry and status 
     async with ui_fleet(state_dir, 1000) as fleet:
         fleet.url, fleet.token; await fleet.burst()   # every app OutOfSync, with its event
 
-The apps vary as a real fleet does (ten projects, labels, three clusters' worth of
-destination namespaces, mixed sync and health), so the UI's filters have work to do.
+The apps vary (ten teams' repositories and labels, 25 destination namespaces, mixed sync
+and health; one project and one cluster), so the UI's filters have work to do.
 No worker runs: nothing reconciles them, and what the UI shows is exactly what is written.
 """
 

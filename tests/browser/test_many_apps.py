@@ -21,6 +21,8 @@ pytestmark = pytest.mark.slow
 APPS = 1000
 OUT_OF_SYNC = sum(1 for i in range(APPS) if i % 3 == 2)
 """Apps the fleet seeds OutOfSync (the rest are Synced)."""
+HEALTHY = sum(1 for i in range(APPS) if i % 5 < 3)
+"""Apps the fleet seeds Healthy (the rest Progressing or Degraded)."""
 LIVE = 60_000
 
 
@@ -54,6 +56,12 @@ async def test_a_thousand_apps_list_filter_and_take_a_burst_of_changes(
             await page.get_by_label("OutOfSync").check()
             await expect(summary).to_contain_text(f"{OUT_OF_SYNC} of {APPS} applications")
             await page.get_by_label("OutOfSync").uncheck()
+            await page.get_by_label("Healthy", exact=True).check()
+            await expect(summary).to_contain_text(f"{HEALTHY} of {APPS} applications")
+            await page.get_by_label("Healthy", exact=True).uncheck()
+            await page.get_by_label("ns-3", exact=True).check()
+            await expect(summary).to_contain_text(f"{APPS // 25} of {APPS} applications")
+            await page.get_by_label("ns-3", exact=True).uncheck()
             await page.get_by_label("Labels").fill("tier=db, team=team-3")
             await expect(summary).to_contain_text("33 of 1000 applications")
             await page.get_by_label("Labels").fill("")

@@ -347,3 +347,72 @@ def test_resource_panel_lists_actions_confirms_and_shows_errors(page: Page, slui
     expect(panel.locator(".action-result")).to_contain_text(
         "action 'restart' ran on Deployment guestbook-ui", timeout=LIVE
     )
+
+
+def test_summary_and_a_resource_show_desired_state_diff_and_events(
+    page: Page, sluice_up: Up
+) -> None:
+    open_app(page, sluice_up, "helm-demo")
+    facts = page.locator(".summary dl.facts")
+    expect(facts.locator(".source")).to_contain_text("helm-demo @ HEAD")
+    expect(facts).to_contain_text("https://kubernetes.default.svc / helm-demo")
+    expect(facts).to_contain_text("Automated, prune, self-heal · CreateNamespace=true")
+    expect(facts.locator("[data-windows]")).to_have_text("No sync windows.")
+    page.get_by_role("button", name="Refresh", exact=True).click()
+    expect(page.locator(".toasts")).to_contain_text("refresh of sluice/helm-demo requested")
+
+    page.locator(".graph .node[data-kind=Deployment]").first.click()
+    panel = page.locator("dialog[open]")
+    expect(panel.locator(".badge[data-kind=health]")).to_have_text(re.compile("Healthy"))
+    page.get_by_role("tab", name="Desired manifest").click()
+    desired = panel.locator("pre.manifest[aria-label='Desired manifest']")
+    expect(desired).to_contain_text("kind: Deployment")
+    assert "resourceVersion" not in desired.inner_text(), "Git's object, not the live one"
+    page.get_by_role("tab", name="Live manifest").click()
+    expect(panel.locator("pre.manifest[aria-label='Live manifest']")).to_contain_text(
+        "resourceVersion"
+    )
+    page.get_by_role("tab", name="Diff").click()
+    expect(panel.locator(".tab-panel")).to_contain_text("No differences.")
+    page.get_by_role("tab", name="Events").click()
+    expect(panel.locator("table.events")).to_contain_text("ScalingReplicaSet", timeout=LIVE)
+
+
+def test_sync_options_and_retry_from_the_dialog_reach_the_operation(
+    page: Page, sluice_up: Up
+) -> None:
+    open_app(page, sluice_up, "helm-demo")
+    page.get_by_role("button", name="Sync", exact=True).click()
+    dialog = page.locator("dialog[open]")
+    dialog.get_by_label("PruneLast=true", exact=True).check()
+    dialog.get_by_label("Retry", exact=True).check()
+    dialog.get_by_label("Retry limit", exact=True).fill("3")
+    dialog.get_by_role("button", name="Synchronize").click()
+    expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
+        re.compile("Succeeded"), timeout=LIVE
+    )
+    answer = page.request.get(f"{sluice_up.url}/api/v1/applications/helm-demo")
+    operation = answer.json()["status"]["operationState"]["operation"]
+    assert "PruneLast=true" in operation["sync"]["syncOptions"], operation
+    assert operation["retry"]["limit"] == 3, operation
+
+
+def test_a_project_page_shows_its_sync_window_open_now(page: Page, sluice_up: Up) -> None:
+    window = {"kind": "deny", "schedule": "* * * * *", "duration": "1h", "applications": ["x"]}
+    body = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "AppProject",
+        "metadata": {"name": "windowed"},
+        "spec": {
+            "sourceRepos": ["*"],
+            "destinations": [{"server": "*", "namespace": "*"}],
+            "syncWindows": [window],
+        },
+    }
+    created = page.request.post(f"{sluice_up.url}/api/v1/projects", data=body)
+    assert created.ok, created.text()
+    page.goto(f"{sluice_up.url}/#/projects/windowed")
+    row = page.locator("table.windows tr[data-window=deny]")
+    expect(row).to_contain_text("* * * * *")
+    expect(row).to_contain_text("apps: x")
+    expect(row).to_contain_text("● open until")

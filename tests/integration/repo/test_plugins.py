@@ -106,6 +106,20 @@ async def test_execute_bits_are_kept_only_with_preserve_file_mode(
         await render(repos, origin, commit, "app", {"name": "strict"})
 
 
+async def test_what_a_plugin_writes_in_its_checkout_is_gone_at_the_next_render(
+    repos: Repositories, origin: Origin, plugins: Path
+) -> None:
+    step = f"ls ../left.txt 2>/dev/null; echo dirty > ../left.txt; echo '{CONFIG_MAP}'"
+    write_plugin(plugins, "litters", ["sh", "-c", step])
+    commit = origin.commit(files={"app/x.txt": ""})
+
+    first = await render(repos, origin, commit, "app", {"name": "litters"})
+    second = await render(repos, origin, commit, "app", {"name": "litters"})
+
+    assert first == second == ("litters", CONFIG_MAP.encode() + b"\n")
+    assert not (origin.path / "left.txt").exists(), "the origin is never written"
+
+
 async def test_lock_repo_runs_one_render_of_a_repository_at_a_time(
     repos: Repositories, origin: Origin, plugins: Path, tmp_path: Path
 ) -> None:

@@ -236,8 +236,12 @@ async def test_missing_dependencies_are_fetched_with_credentials_and_copied_from
     app = await register(runtime, "web", source(git_repo.url, "charts/shop"))
 
     result = await manifests_for(runtime, app)
+    again = await manifests_for(runtime, app, force=True)
 
     objects = {o["metadata"]["name"]: o for o in result.manifests if o["kind"] == "ConfigMap"}
+    assert again.rendered == 1 and again.manifests == result.manifests
+    fetched = [path for path, _auth in helm_repo.seen if path.endswith(".tgz")]
+    assert fetched == ["/charts/lib-0.1.0.tgz"], "a dependency is fetched once per version"
     assert objects["web-lib"]["data"] == {"version": "0.1.0"}
     assert objects["web-local"]["data"] == {"version": "1.0.0"}
     assert result.sources[0].rendered.extra["dependencies"] == [
