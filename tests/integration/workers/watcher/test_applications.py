@@ -4,7 +4,7 @@ handled, invalid ones flagged without touching anything else, deleted ones forgo
 import datetime as dt
 from typing import Any
 
-from app.bus import schedules
+from app.bus import schedules, subjects
 from app.bus.messages import RefreshRequest
 from app.model.annotations import REFRESH
 from app.model.sync import RefreshLevel
@@ -131,7 +131,13 @@ async def test_a_deleted_app_is_unregistered_and_its_timers_cancelled(
         return await runtime.apps.get(WEB) is None
 
     await eventually(unregistered, what="the app to leave the registry")
-    assert not await schedules.cancel(runtime.bus, schedules.RESYNC, WEB), "timer left behind"
+
+    async def timer_cancelled() -> bool:
+        subject = subjects.schedule(schedules.RESYNC.purpose, WEB)
+        info = await runtime.bus.js.stream_info(subjects.WORK_STREAM, subjects_filter=subject)
+        return not (info.state.subjects or {}).get(subject)
+
+    await eventually(timer_cancelled, what="the app's resync timer to be cancelled")
 
 
 async def test_an_application_too_large_to_register_says_so(
