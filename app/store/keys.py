@@ -9,7 +9,8 @@
     sluice:compare-seq:{ns/app}        int   comparisons begun (the next seq)
     sluice:compare-marks:{ns/app}      hash  what the compare stage remembers between runs
     sluice:operation:{ns/app}          hash  id, step, phase, state (OperationState JSON), sync
-                                             (SyncState JSON), terminate, origin, finalized
+                                             (SyncState JSON), terminate, origin, finalized,
+                                             restored
     sluice:history:{ns/app}            hash  <id> -> RevisionHistory JSON (newest N kept)
     sluice:history-seq:{ns/app}        int   next history id
     sluice:tree:{ns/app}               str   resource tree JSON

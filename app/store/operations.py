@@ -151,6 +151,8 @@ class SyncRecord:
     origin: int = -1
     """The step named by the message whose handling stored this state (-1: none yet): that
     message, delivered again, finishes what its handler may have left undone."""
+    restored: bool = False
+    """Put back by `restore` (Redis had lost it)."""
 
 
 def decode_operation(fields: Fields, *, what: str) -> StoredOperation | None:
@@ -196,9 +198,9 @@ class OperationStore:
 
     async def load_sync(self, app: AppRef) -> SyncRecord | None:
         """The id, step and sync engine state (no OperationState decoding); None if absent."""
-        names = ["id", "step", "sync", "terminate", "finalized", "origin"]
+        names = ["id", "step", "sync", "terminate", "finalized", "origin", "restored"]
         values = [as_bytes(v) for v in await self._redis.hmget(keys.operation(app), names)]
-        op_id, step, sync, terminate, finalized, origin = values
+        op_id, step, sync, terminate, finalized, origin, restored = values
         if op_id is None or step is None:
             return None
         decoded: Any = None
@@ -220,6 +222,7 @@ class OperationStore:
             bool(terminate),
             bool(finalized),
             int(origin) if origin else -1,
+            restored == b"1",
         )
 
     async def begin(self, app: AppRef, operation_id: str, state: OperationState) -> Begun | None:

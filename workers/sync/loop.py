@@ -141,6 +141,7 @@ class OperationLoop:
                 stored=record.id,
                 stored_step=record.step,
                 origin=record.origin,
+                restored=record.restored and record.sync is None,
             )
         if record is None or came is Arrival.STALE:
             stored_step = record.step if record is not None else step

@@ -19,6 +19,14 @@ state), and each stored state records the step of the message whose handling sto
   the follow-up (the next step, a timer, the finish: idempotent too).
 - STALE: another operation, or a step whose state has been taken further since.
 
+An operation restored from the Application after Redis lost it (`restored`) and not
+planned again yet stands at the step of the message that restored it, which may be
+behind the operation as it was lost (a redelivered message, while a timer of a later
+step was already armed): every message of that operation is CURRENT for it, so the
+first to come plans it, whichever step it names. Were the later ones STALE, they would
+be dropped, and the restoring message may never reach the sync worker (step messages
+of one app coalesce, the highest step winning), leaving the operation Running for good.
+
 A timer replaces the app's pending timer of its purpose (`app.bus.schedules`), so a worker
 that follows a state late (its step taken further meanwhile by the other worker, woken by
 a change) can replace the newer state's timer with its own stale one, which then fires
@@ -62,12 +70,21 @@ class Arrival(enum.Enum):
     STALE = "stale"
 
 
-def arrival(operation: str, step: int, *, stored: str, stored_step: int, origin: int) -> Arrival:
+def arrival(
+    operation: str,
+    step: int,
+    *,
+    stored: str,
+    stored_step: int,
+    origin: int,
+    restored: bool = False,
+) -> Arrival:
     """How a message for (`operation`, `step`) relates to the stored operation `stored`,
-    which stands at `stored_step` and was stored handling the message of step `origin`."""
+    which stands at `stored_step` and was stored handling the message of step `origin`;
+    `restored`: it was restored from the Application and is not planned again yet."""
     if stored != operation:
         return Arrival.STALE
-    if step == stored_step:
+    if step == stored_step or restored:
         return Arrival.CURRENT
     if step == origin:
         return Arrival.RESUMED

@@ -8,18 +8,29 @@ ConfigMap or the PostSync hook exists). The operation resumes from the Applicati
 once, and auto-sync starts no second operation.
 """
 
+import datetime as dt
 from typing import Any
 
 import pytest
 
+from app.bus.messages import SYNC, SyncStep
+from app.bus.publish import publish
 from app.bus.subjects import EventType
+from app.cluster import PatchType
+from app.model import codec
+from app.model.application import API_VERSION, KIND
 from app.model.identity import AppRef
+from app.model.operation import Operation, OperationInitiator, OperationState, SyncOperation
+from app.model.sync import OperationPhase
+from app.model.timestamps import format_time
+from app.runtime.operations import new_operation_id
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker
 from tests.integration.workers.sync.conftest import (
     HOOK,
     WAVE,
     Recorder,
+    Shop,
     config_map,
     deployment,
     job,
@@ -108,3 +119,40 @@ async def test_an_operation_survives_redis_losing_everything(
     assert kinds.count(EventType.OPERATION_STARTED) == 1
     assert kinds.count(EventType.OPERATION_SUCCEEDED) == 1
     assert EventType.OPERATION_FAILED not in kinds
+
+
+@pytest.mark.usefixtures("sync_workers")
+async def test_an_operation_restored_at_an_older_step_is_planned_by_a_later_message(
+    runtime: Runtime, shop: Shop
+) -> None:
+    """Redis lost a running operation; a redelivered message of an older step restored it
+    at that step, and the only message left for the sync worker names a later step (a
+    timer armed before the loss; the restoring one coalesced away): it plans the
+    operation, which resumes and ends."""
+    await shop.deploy(config_map("cfg"))
+    now = dt.datetime.now(dt.UTC)
+    operation_id = new_operation_id(now)
+    written = OperationState(
+        operation=Operation(
+            sync=SyncOperation(prune=True), initiated_by=OperationInitiator(username="tester")
+        ),
+        phase=OperationPhase.RUNNING,
+        message="waiting for healthy state of /ConfigMap/cfg",
+        started_at=format_time(now),
+    )
+    await runtime.control_plane.patch(
+        API_VERSION,
+        KIND,
+        shop.name,
+        {"status": {"operationState": codec.encode(written)}},
+        namespace=CONTROL,
+        patch_type=PatchType.MERGE,
+    )
+    assert await runtime.operations.restore(shop.ref, operation_id, 3, written)
+    await publish(
+        runtime.bus, SYNC, SyncStep(shop.ref, operation_id, 5, "delay between sync waves")
+    )
+
+    state = await shop.finished(operation_id)
+    assert state.phase is OperationPhase.SUCCEEDED
+    assert (await shop.live("ConfigMap", "cfg"))["metadata"]["name"] == "cfg"

@@ -131,3 +131,19 @@ def test_a_step_message_acts_only_on_the_stored_step_or_as_the_one_that_stored_i
     operation: str, step: int, expected: Arrival
 ) -> None:
     assert arrival(operation, step, stored="op-2", stored_step=7, origin=4) is expected
+
+
+@pytest.mark.parametrize(
+    ("operation", "step", "expected"),
+    [
+        pytest.param("op-2", 9, Arrival.CURRENT, id="a-later-step-plans-it"),
+        pytest.param("op-2", 3, Arrival.CURRENT, id="an-earlier-step-plans-it"),
+        pytest.param("op-1", 7, Arrival.STALE, id="another-operation-is-stale"),
+    ],
+)
+def test_any_message_of_an_operation_restored_and_not_planned_yet_is_current(
+    operation: str, step: int, expected: Arrival
+) -> None:
+    """Restored at the step of an old message, while a timer of a later step was armed."""
+    found = arrival(operation, step, stored="op-2", stored_step=7, origin=-1, restored=True)
+    assert found is expected
