@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app import examples
 from tests.browser.conftest import Up
+from tests.support.gitrepo import GitRepo, manifests
 
 pytestmark = pytest.mark.slow
 
@@ -416,3 +417,77 @@ def test_a_project_page_shows_its_sync_window_open_now(page: Page, sluice_up: Up
     expect(row).to_contain_text("* * * * *")
     expect(row).to_contain_text("apps: x")
     expect(row).to_contain_text("● open until")
+
+
+def stuck_app(repo: GitRepo) -> dict[str, object]:
+    """An app whose wave-0 Deployment never becomes ready, so a sync waits before wave 1."""
+    never_ready = {"localcluster.sluice.dev/never-ready": "true"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "stuck"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "stuck"}},
+            "template": {
+                "metadata": {"labels": {"app": "stuck"}, "annotations": never_ready},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+    later = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "later", "annotations": {"argocd.argoproj.io/sync-wave": "1"}},
+    }
+    repo.commit({"stuck/app.yaml": manifests(deployment, later)})
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "stuck"},
+        "spec": {
+            "project": "default",
+            "source": {"repoURL": repo.url, "path": "stuck", "targetRevision": "main"},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "stuck"},
+            "syncPolicy": {"syncOptions": ["CreateNamespace=true"]},
+        },
+    }
+
+
+def test_terminate_stops_a_sync_waiting_on_a_resource_health_message(
+    page: Page, sluice_up: Up, tmp_path: Path
+) -> None:
+    repo = GitRepo.create(tmp_path / "stuck")
+    try:
+        created = page.request.post(f"{sluice_up.url}/api/v1/applications", data=stuck_app(repo))
+        assert created.ok, created.text()
+        open_app(page, sluice_up, "stuck")
+        terminate = page.get_by_role("button", name="Terminate")
+        expect(terminate).to_be_disabled()
+        page.get_by_role("button", name="Sync", exact=True).click()
+        page.locator("dialog[open]").get_by_role("button", name="Synchronize").click()
+        expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
+            re.compile("Running"), timeout=LIVE
+        )
+        node = page.locator(".graph .node[data-kind=Deployment]")
+        expect(node.locator(".badge[data-kind=health]")).to_have_text(
+            re.compile("Progressing"), timeout=LIVE
+        )
+        node.click()
+        expect(page.locator("dialog[open] dd .message")).not_to_be_empty()
+        page.keyboard.press("Escape")
+
+        expect(terminate).to_be_enabled()
+        terminate.click()
+        expect(page.locator(".toasts")).to_contain_text(
+            "termination of the running operation of sluice/stuck requested"
+        )
+        expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
+            re.compile("Failed"), timeout=LIVE
+        )
+        expect(page.locator(".operation")).to_contain_text("Operation terminated")
+        left = sluice_up.kubectl("get", "configmaps", "-n", "stuck", "-o", "name")
+        assert "configmap/later" not in left, "wave 1 never ran"
+    finally:
+        page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
+        repo.close()
