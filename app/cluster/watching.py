@@ -190,7 +190,7 @@ class Watch:
             namespace=self._target.namespace,
             label_selector=self._label_selector,
             field_selector=self._field_selector,
-            page_size=self._settings.list_page_size,
+            page_size=self._settings.watch_list_page_size,
         )
         known.begin_relist()
         resource_version = ""

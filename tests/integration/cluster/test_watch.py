@@ -56,7 +56,8 @@ async def test_list_then_watch_delivers_each_change(cluster: Cluster, namespace:
 async def test_a_list_of_many_pages_is_delivered_whole_before_synced(
     local_cluster: Any, namespace: str
 ) -> None:
-    async with await open_cluster(local_cluster, ClusterSettings(list_page_size=2)) as small:
+    settings = ClusterSettings(watch_list_page_size=2)
+    async with await open_cluster(local_cluster, settings) as small:
         for i in range(5):
             await small.create(configmap(f"p{i}", namespace, {"n": str(i)}))
         async with small.watch("v1", "ConfigMap", namespace=namespace) as events:
