@@ -2,13 +2,15 @@
 
 `chromium` skips a test with the reason when Chromium is absent, except in CI
 (`CI=true`), where its absence fails: CI installs it (`.ci/run`). `sluice_up` runs one
-real `sluice up` per module (a process of its own, as a user runs it) and waits for
-every example app to be Synced and Healthy; `browser` is one Chromium per module;
-`page` a fresh browser context per test, signed in through `POST /api/v1/session`.
+real `sluice up` per module (a process of its own, as a user runs it), checks that it
+prints the web UI's URL, and waits for every example app to be Synced and Healthy;
+`browser` is one Chromium per module; `page` a fresh browser context per test, signed in
+through `POST /api/v1/session`.
 Screenshots go to `SLUICE_SCREENSHOTS` when set (docs/screenshots is made that way),
 else to the test's temporary directory.
 """
 
+import contextlib
 import os
 import re
 import signal
@@ -104,6 +106,8 @@ def sluice_up(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Itera
         text = until(synced, timeout=UP_TIMEOUT, what="sluice up: examples Synced and Healthy")
         found = re.search(r"^API\s+(http://\S+)", text, re.MULTILINE)
         assert found is not None, text
+        ui = re.search(r"^web UI\s+(http://\S+)", text, re.MULTILINE)
+        assert ui is not None and ui.group(1) == f"{found.group(1)}/", "sluice up names the UI"
         token = (state / "api-token").read_text().strip()
         yield Up(found.group(1), token, state, env | {"KUBECONFIG": str(state / "kubeconfig")})
     finally:
@@ -111,8 +115,12 @@ def sluice_up(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Itera
         try:
             process.wait(STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
+            stack = psutil.Process(process.pid).children(recursive=True)
             process.kill()
             process.wait()
+            for child in stack:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.kill()
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,12 @@ def test_sign_in_shows_every_example_synced_and_healthy(
         page.get_by_role("button", name="Table").click()
         row = page.locator("table.apps tr[data-app='sluice/guestbook']")
         expect(row).to_contain_text("Synced")
+        cells = row.locator("td")
+        expect(cells.nth(0)).to_have_text("default")
+        expect(cells.nth(3)).to_contain_text("examples guestbook")
+        expect(cells.nth(4)).to_have_text("HEAD")
+        expect(cells.nth(5)).to_have_text(re.compile(r"^[0-9a-f]{7}$"))
+        expect(cells.nth(7)).to_contain_text(re.compile(r"Succeeded.* \d+[smhd] ago"))
         page.get_by_label("Search applications").fill("wav")
         expect(page.locator("table.apps tbody tr")).to_have_count(1)
         expect(page.locator("table.apps tbody tr")).to_contain_text("waves")
@@ -454,7 +460,7 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
     }
 
 
-def test_terminate_stops_a_sync_waiting_on_a_resource_health_message(
+def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
     page: Page, sluice_up: Up, tmp_path: Path
 ) -> None:
     repo = GitRepo.create(tmp_path / "stuck")
@@ -488,6 +494,13 @@ def test_terminate_stops_a_sync_waiting_on_a_resource_health_message(
         expect(page.locator(".operation")).to_contain_text("Operation terminated")
         left = sluice_up.kubectl("get", "configmaps", "-n", "stuck", "-o", "name")
         assert "configmap/later" not in left, "wave 1 never ran"
+        page.get_by_label("Sync", exact=True).select_option("OutOfSync")
+        expect(page.locator(".graph .node[data-kind=ConfigMap]")).to_have_count(1)
+        expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(0)
+        page.get_by_label("Sync", exact=True).select_option("")
+        page.get_by_label("Health", exact=True).select_option("Progressing")
+        expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(1)
+        expect(page.locator(".graph .node[data-kind=ConfigMap]")).to_have_count(0)
     finally:
         page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
         repo.close()

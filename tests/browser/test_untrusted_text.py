@@ -1,5 +1,6 @@
 """Names, labels and messages are data, never markup: an app whose labels hold HTML and
-whose condition message holds a script renders them as text, in the list and on its page.
+whose condition message holds a script renders them as text, in the list and on its page
+(errors listed before warnings, each marked by a sign as well as its colour).
 
 The registry takes what the cluster stores; a real API server validates label values,
 so this app is written straight into the registry, as a compromised or buggy writer
@@ -35,7 +36,10 @@ async def test_html_labels_and_script_messages_render_as_text(
         seq = await fleet.rt.status.begin_comparison(ref)
         status = ApplicationStatus(
             sync=SyncStatus(status=SyncStatusCode.UNKNOWN, revision=REVISION),
-            conditions=[ApplicationCondition(type="ComparisonError", message=SCRIPT)],
+            conditions=[
+                ApplicationCondition(type="OrphanedResourceWarning", message="1 orphan"),
+                ApplicationCondition(type="ComparisonError", message=SCRIPT),
+            ],
         )
         await fleet.rt.status.write_comparison(ref, seq, status)
         browser = await pw.chromium.launch(
@@ -54,6 +58,9 @@ async def test_html_labels_and_script_messages_render_as_text(
             await expect(tile).to_contain_text(f"<b>team</b>={LABEL}")
             await page.goto(f"{fleet.url}/#/applications/sluice/hostile/tree")
             await expect(page.locator(".conditions")).to_contain_text(SCRIPT)
+            await expect(page.locator(".conditions li")).to_have_text(
+                [f"✖ ComparisonError: {SCRIPT}", "⚠ OrphanedResourceWarning: 1 orphan"]
+            )
             await expect(page.locator(".summary .chip")).to_have_text(f"<b>team</b>={LABEL}")
             assert await page.evaluate("window.__owned") is None
             injected = page.locator(".app-page img, .app-page b, .app-page script, .tile img")
