@@ -75,6 +75,8 @@ from app.store.leases import RENEW, new_token
 logger = log.get("store")
 
 MAX_PAYLOAD_BYTES = 64 * 1024
+HAND_BACK_ATTEMPTS = 3
+"""Tries to hand a failed run's work back when Redis connections fail."""
 
 _MERGE = """
 local function merge(src, dst)
@@ -374,14 +376,29 @@ class Coalescer:
                 logger.warning("lease.renew_failed", stage=self.stage, app=name, error=str(e))
 
     async def _hand_back(self, names: list[str], token: str, pending_ms: int) -> None:
-        """Put the run's work back into pending and release the lease (after a failure)."""
-        try:
-            await asyncio.shield(self._abandon(keys=names, args=[token, pending_ms]))
-        except (redis.exceptions.RedisError, OSError, asyncio.CancelledError) as e:
-            logger.error(
-                "work.hand_back_failed",
-                stage=self.stage,
-                lease=names[2],
-                error=str(e) or type(e).__name__,
-                consequence="the lease expires after lease_ttl and the next holder takes the work",
-            )
+        """Put the run's work back into pending and release the lease (after a failure).
+
+        A connection error is tried again at once, up to HAND_BACK_ATTEMPTS times: the
+        run often failed because Redis restarted, which leaves every pooled connection
+        closed, and each try that meets one has it connected anew. Repeating is safe (the
+        script acts only while the lease holds this run's token). Were the lease left
+        behind, the app's work would wait for it to expire and for a request to come."""
+        for attempt in range(1, HAND_BACK_ATTEMPTS + 1):
+            try:
+                await asyncio.shield(self._abandon(keys=names, args=[token, pending_ms]))
+                return
+            except (redis.exceptions.ConnectionError, OSError) as e:
+                if attempt == HAND_BACK_ATTEMPTS:
+                    self._hand_back_failed(names, e)
+            except (redis.exceptions.RedisError, asyncio.CancelledError) as e:
+                self._hand_back_failed(names, e)
+                return
+
+    def _hand_back_failed(self, names: list[str], e: BaseException) -> None:
+        logger.error(
+            "work.hand_back_failed",
+            stage=self.stage,
+            lease=names[2],
+            error=str(e) or type(e).__name__,
+            consequence="the lease expires after lease_ttl and the next holder takes the work",
+        )

@@ -297,6 +297,34 @@ async def test_a_failed_run_hands_its_work_back(redis_client: Redis) -> None:
     assert levels == [3, 3], "the failed run's level must come back with the next request"
 
 
+async def test_a_run_failing_as_redis_restarts_still_hands_its_work_back(
+    redis_client: Redis, redis_db_url: str
+) -> None:
+    """Redis restarting closes every pooled connection: the hand-back's first try meets a
+    closed one and is tried again, so the lease is released and the next request runs at
+    once (not after lease_ttl, when no request may come for a long while)."""
+    coalescer = Coalescer(redis_client, "compare")
+    levels: list[int] = []
+    other = await connect_redis(RedisSettings(url=redis_db_url))
+
+    async def failing(p: Pending) -> None:
+        levels.append(p.level)
+        await other.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        raise RuntimeError("the comparison failed: Redis went away")
+
+    try:
+        with pytest.raises(RuntimeError):
+            await coalescer.run(APP, 3, b"force", failing)
+    finally:
+        await other.aclose()
+
+    async def ok(p: Pending) -> None:
+        levels.append(p.level)
+
+    assert await coalescer.run(APP, 1, b"recent", ok) == 1
+    assert levels == [3, 3], "the failed run's work must come back with the next request"
+
+
 async def test_a_poison_run_is_dropped_not_handed_back(redis_client: Redis) -> None:
     coalescer = Coalescer(redis_client, "compare")
     seen: list[bytes] = []
