@@ -30,8 +30,9 @@ def run(argv: list[str]) -> int:
     available = benchmarks()
     if not argv or argv[0] in {"-h", "--help", "list"}:
         print("usage: python -m bench NAME [ARGS]\n\nbenchmarks:")
+        width = max(map(len, available), default=0)
         for name, module in sorted(available.items()):
-            print(f"  {name:<20} {summary(module)}")
+            print(f"  {name:<{width}} {summary(module)}")
         return 0
     name, *rest = argv
     if name not in available:

@@ -90,9 +90,9 @@ def main(argv: list[str]) -> int:
     ran = run_fleet("pipeline_resync", argv, __doc__, run)
     if ran is None:
         return 1
-    for options, result in ran[1]:
+    for options, result in ran.ran:
         resync_report(options, result, argv)
-    return 0
+    return 1 if ran.gave_up else 0
 
 
 def resync_report(options: FleetOptions, result: Resync, argv: list[str]) -> None:

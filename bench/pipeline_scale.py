@@ -15,8 +15,9 @@ Baseline, in the same run on the same local cluster: the floor (`bench.support.f
 the cluster client sending only the writes the syncs send (namespace, a server dry run
 and a server-side apply of every object), as many apps at a time as the sync worker has
 handlers. The wall time is printed as a multiple of it. `--apps 250,1000,4000` runs one
-fleet per count and ends with a table of CPU and RSS per app (a flat column is a linear
-cost) and the watcher's RSS per object it holds.
+fleet per count and ends with a table of CPU, RSS and comparisons per app (a flat column
+is a linear cost) and the watcher's RSS per object it holds; a count that gives up ends
+the curve, the counts before it still printed. The default timeout grows with the count.
 """
 
 import statistics
@@ -122,8 +123,9 @@ def curve(ran: list[tuple[FleetOptions, Deployed]]) -> None:
     """CPU and RSS per app and the watcher's RSS per object, one row per fleet size."""
     print(f"scaling curve (machine: {machine()})")
     print("| apps | wall / floor | worker CPU ms per app | worker RSS growth KiB per app | "
-          "watcher RSS KiB per object (growth from warm-up) | load average |")  # fmt: skip
-    print("| --- | --- | --- | --- | --- | --- |")
+          "comparisons per app | watcher RSS KiB per object (growth from warm-up) | "
+          "load average |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for options, result in ran:
         before, after = result.before, result.after
         cpu = after["workers (all)"].cpu_seconds - before["workers (all)"].cpu_seconds
@@ -133,6 +135,7 @@ def curve(ran: list[tuple[FleetOptions, Deployed]]) -> None:
         print(
             f"| {options.apps} | {result.seconds / result.floor_seconds:.2f}x "
             f"| {cpu / options.apps * 1000:.1f} | {rss / options.apps / 1024:.0f} "
+            f"| {statistics.mean(result.comparisons):.2f} "
             f"| {after['watcher'].peak_rss_bytes / objects / 1024:.1f} "
             f"({watcher / objects / 1024:.1f}) | {result.load} |"
         )
@@ -142,12 +145,11 @@ def main(argv: list[str]) -> int:
     ran = run_fleet("pipeline_scale", argv, __doc__, run)
     if ran is None:
         return 1
-    _, results = ran
-    for options, result in results:
+    for options, result in ran.ran:
         one_report(options, result, argv)
-    if len(results) > 1:
-        curve(results)
-    return 0
+    if len(ran.ran) > 1:
+        curve(ran.ran)
+    return 1 if ran.gave_up else 0
 
 
 if __name__ == "__main__":

@@ -136,7 +136,7 @@ def main(argv: list[str]) -> int:
     ran = run_fleet("refresh_storm", argv, __doc__, run)
     if ran is None:
         return 1
-    for _, result in ran[1]:
+    for _, result in ran.ran:
         options, baseline, storm = result.options, result.baseline, result.storm
         ratio = storm.worker_cpu / baseline.worker_cpu if baseline.worker_cpu else float("nan")
         report(
@@ -169,7 +169,7 @@ def main(argv: list[str]) -> int:
             "one `latest` refresh per app (a resync), same fleet, same run",
             ["python", "-m", "bench", "refresh_storm", *argv],
         )
-    return 0
+    return 1 if ran.gave_up else 0
 
 
 if __name__ == "__main__":

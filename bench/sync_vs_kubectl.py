@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
     ran = run_fleet("sync_vs_kubectl", args, __doc__, run)
     if ran is None:
         return 1
-    for options, result in ran[1]:
+    for options, result in ran.ran:
         ratio = result.sluice / result.kubectl
         report(
             f"sync_vs_kubectl: {options.apps} app(s) of {options.resources} resources, from "
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
             "Deployment, same local cluster, same run",
             ["python", "-m", "bench", "sync_vs_kubectl", *argv],
         )
-    return 0
+    return 1 if ran.gave_up else 0
 
 
 if __name__ == "__main__":

@@ -56,6 +56,10 @@ class FleetOptions:
     """Handlers each worker process runs at once (`SLUICE_CONCURRENCY`)."""
     timeout: float = 600.0
     """Seconds a deployment may take before the benchmark gives up."""
+    resync: float = 0.0
+    """Seconds between two periodic resyncs of each app (`SLUICE_RESYNC_SECONDS`); 0: off."""
+    resync_jitter: float = 0.0
+    """Up to this many seconds added at random to each resync (`SLUICE_RESYNC_JITTER_SECONDS`)."""
     log_level: str = "warning"
     """The workers' log level (their logs stay in the work directory's logs/)."""
     keep: Path | None = None
@@ -107,7 +111,8 @@ class Fleet:
                 "REDIS_URL": redis.url,
                 "KUBECONFIG": str(kubeconfig),
                 "SLUICE_ALLOW_LOCAL_REPOS": "1",
-                "SLUICE_RESYNC_SECONDS": "0",
+                "SLUICE_RESYNC_SECONDS": str(options.resync),
+                "SLUICE_RESYNC_JITTER_SECONDS": str(options.resync_jitter),
                 "SLUICE_GIT_POLL_SECONDS": "0",
                 "SLUICE_CONCURRENCY": str(options.concurrency),
                 "SLUICE_LOG_LEVEL": options.log_level,

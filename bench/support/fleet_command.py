@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from app import log_setup
 from bench.support.figures import Line
@@ -20,6 +20,10 @@ from bench.support.options import new_directory, positive
 from bench.support.processes import Usage
 
 R = TypeVar("R")
+MIN_TIMEOUT = 600.0
+SECONDS_PER_APP = 1.2
+"""The default `--timeout` per app: a 1,000-app deployment took ten minutes at load 10 on
+2 cores, so a 4,000-app one gets 80 minutes before the benchmark gives up."""
 
 
 def replicas(text: str) -> dict[str, int]:
@@ -59,7 +63,12 @@ def options_parser(prog: str, description: str | None) -> argparse.ArgumentParse
     parser.add_argument(
         "--concurrency", type=positive, default=16, help="handlers per worker process"
     )
-    parser.add_argument("--timeout", type=positive, default=600, help="give up after (seconds)")
+    parser.add_argument(
+        "--timeout",
+        type=positive,
+        help=f"give up on a deployment after (seconds; default {SECONDS_PER_APP:g} per app, "
+        f"at least {MIN_TIMEOUT:g})",
+    )
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -80,10 +89,19 @@ def fleet_options(args: argparse.Namespace, apps: int) -> FleetOptions:
         resources=args.resources,
         replicas=args.replicas,
         concurrency=args.concurrency,
-        timeout=args.timeout,
+        timeout=args.timeout or max(MIN_TIMEOUT, SECONDS_PER_APP * apps),
         log_level=args.log_level,
         keep=args.keep / str(apps) if args.keep and len(args.apps) > 1 else args.keep,
     )
+
+
+class FleetRuns(NamedTuple, Generic[R]):
+    """What a fleet benchmark measured: one result per `--apps` count it got through."""
+
+    args: argparse.Namespace
+    ran: list[tuple[FleetOptions, R]]
+    gave_up: bool
+    """A later count gave up (the reason printed): `ran` holds the counts before it."""
 
 
 def run_fleet(
@@ -91,9 +109,10 @@ def run_fleet(
     argv: list[str],
     description: str | None,
     run: Callable[[FleetOptions], Coroutine[Any, Any, R]],
-) -> tuple[argparse.Namespace, list[tuple[FleetOptions, R]]] | None:
+) -> FleetRuns[R] | None:
     """The options and, for each `--apps` count, the fleet it describes and what `run`
-    measured on it; None (the reason printed) when the benchmark gave up."""
+    measured on it, up to the first count that gave up (its reason printed); None when
+    the first one did."""
     args = options_parser(f"python -m bench {name}", description).parse_args(argv)
     log_setup.configure(level="warning")
     ran = []
@@ -102,9 +121,9 @@ def run_fleet(
         try:
             ran.append((options, asyncio.run(run(options))))
         except (TimeoutError, RuntimeError) as e:
-            print(f"{name}: {e}", file=sys.stderr)
-            return None
-    return args, ran
+            print(f"{name}: {apps} apps: {e}", file=sys.stderr)
+            return FleetRuns(args, ran, gave_up=True) if ran else None
+    return FleetRuns(args, ran, gave_up=False)
 
 
 def usage_lines(before: dict[str, Usage], after: dict[str, Usage]) -> list[Line]:

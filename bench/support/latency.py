@@ -7,6 +7,9 @@ registers one app of `resources` objects, and waits until it is Synced + Healthy
 starts the clock, calls `trigger(sha)` (what tells Sluice about the push), and stops the
 clock once the status store shows the app Synced + Healthy at that commit.
 
+`timed_releases` is that clock on its own, for a stack started elsewhere (the fleet of
+`pipeline_latency_load`).
+
 `floor` is the baseline of the same run: the runtime's cluster client deploying the same
 release to a namespace of its own, with nothing in between: a server dry run and a
 server-side apply of every object (all at once), then GETs until every Deployment has
@@ -30,6 +33,7 @@ from app.model.identity import AppRef
 from app.model.resource import KubeObject
 from app.runtime.runtime import Runtime
 from app.runtime.settings import TimingSettings
+from app.store.connection import Redis
 from bench.support import status
 from bench.support.figures import Line, load_average, percentile, report
 from bench.support.options import positive
@@ -105,23 +109,40 @@ class LatencyRun:
         self, runs: int, trigger: Callable[[str], Awaitable[None]], *, warmup: int = 1
     ) -> list[float]:
         """Seconds from each release's commit to Synced + Healthy at it (warm-ups dropped)."""
-        samples = []
-        for round_no in range(warmup + runs):
-            sha = self.workload.release(self.app.name)
-            started = time.perf_counter()
-            await trigger(sha)
-            await status.wait_until(
-                self.runtime.redis,
-                [self.app],
-                status.AppState.settled(sha),
-                within=SETTLE_TIMEOUT,
-                what=f"Synced + Healthy at {sha[:7]}",
-            )
-            elapsed = time.perf_counter() - started
-            logger.debug("bench.round", round=round_no, commit=sha[:7], seconds=elapsed)
-            if round_no >= warmup:
-                samples.append(elapsed)
-        return samples
+        return await timed_releases(
+            self.runtime.redis, self.workload, self.app, runs, trigger, warmup=warmup
+        )
+
+
+async def timed_releases(
+    redis: Redis,
+    workload: Workload,
+    app: AppRef,
+    runs: int,
+    trigger: Callable[[str], Awaitable[None]],
+    *,
+    warmup: int = 1,
+) -> list[float]:
+    """Commit a release of `app` per round, call `trigger(sha)` and time until the status
+    store shows it Synced + Healthy at that commit; the seconds of each round after the
+    `warmup` ones."""
+    samples = []
+    for round_no in range(warmup + runs):
+        sha = workload.release(app.name)
+        started = time.perf_counter()
+        await trigger(sha)
+        await status.wait_until(
+            redis,
+            [app],
+            status.AppState.settled(sha),
+            within=SETTLE_TIMEOUT,
+            what=f"Synced + Healthy at {sha[:7]}",
+        )
+        elapsed = time.perf_counter() - started
+        logger.debug("bench.round", app=str(app), round=round_no, commit=sha[:7], seconds=elapsed)
+        if round_no >= warmup:
+            samples.append(elapsed)
+    return samples
 
 
 async def _rolled_out(cluster: Cluster, deployment: KubeObject) -> None:

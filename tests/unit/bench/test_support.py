@@ -8,7 +8,8 @@ import yaml
 
 from app.engine.manifests import load_manifests
 from bench.support.figures import percentile
-from bench.support.fleet_command import replicas
+from bench.support.fleet import FleetOptions
+from bench.support.fleet_command import fleet_options, options_parser, replicas, run_fleet
 from bench.support.workload import Workload, app_manifests, app_names
 
 PERCENTILES = [
@@ -80,3 +81,25 @@ def test_a_release_commits_a_new_image_for_one_app(tmp_path: Path) -> None:
         "targetRevision": "HEAD",
         "path": "bench-0001",
     }
+
+
+def test_a_scaling_curve_keeps_the_points_measured_before_one_gave_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def deploy(options: FleetOptions) -> int:
+        if options.apps == 4000:
+            raise TimeoutError("12 apps not Synced + Healthy")
+        return options.apps
+
+    ran = run_fleet("pipeline_scale", ["--apps", "250,1000,4000"], None, deploy)
+    assert ran is not None and ran.gave_up
+    assert [(options.apps, result) for options, result in ran.ran] == [(250, 250), (1000, 1000)]
+    assert "4000 apps: 12 apps not Synced + Healthy" in capsys.readouterr().err
+
+
+def test_a_fleet_gets_more_time_the_more_apps_it_deploys() -> None:
+    args = options_parser("pipeline_scale", None).parse_args(["--apps", "250,4000"])
+    assert fleet_options(args, 250).timeout == 600
+    assert fleet_options(args, 4000).timeout == 4800
+    args = options_parser("pipeline_scale", None).parse_args(["--timeout", "90"])
+    assert fleet_options(args, 4000).timeout == 90
