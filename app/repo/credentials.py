@@ -28,7 +28,7 @@ fetch. Secrets never appear in `repr`; `secrets()` feeds the redactor.
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.model.repository_secret import RepoCreds, RepoKind, RepositorySecret
+from app.model.repository_secret import RepoCreds, RepoKind, RepositorySecret, RepoType
 from app.repo.errors import RepoError, RepoURLError
 from app.repo.urls import RepoURL, parse_repo_url
 
@@ -69,10 +69,23 @@ class RepoCredential:
     @classmethod
     def of(cls, record: RepositorySecret) -> "RepoCredential":
         """The checked form of a parsed Secret; RepoURLError naming `data.url` otherwise."""
-        return cls(record.url, record.creds, record.kind, record.project, record.source)
+        return cls(registry_url(record), record.creds, record.kind, record.project, record.source)
 
     def secrets(self) -> list[str]:
         return self.creds.secrets()
+
+
+def registry_url(record: RepositorySecret) -> str:
+    """The URL a Secret is matched under: an OCI registry's (`url: oci://host/path`, or
+    Argo CD's scheme-less `host/path` with `enableOCI` or `type: oci`) as
+    `https://host/path`, the registry over HTTPS; any other URL as written."""
+    url = record.url
+    if url.startswith("oci://"):
+        return "https://" + url.removeprefix("oci://")
+    registry = record.creds.enable_oci or record.type is RepoType.OCI
+    if registry and "://" not in url and not url.startswith("/"):
+        return f"https://{url}"
+    return url
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,6 +154,11 @@ class Repositories:
         scope = self.access.scope(self._parse(repo_url, field), project)
         return f"{repo_url}#project={scope}" if scope else repo_url
 
+    def has_credentials(self, repo_url: str, *, project: str = "", field: str = "source") -> bool:
+        """Whether a repository Secret or template gives `repo_url` credentials for
+        `project` (no network). CredentialError when a refused Secret claims it."""
+        return self.access.store.for_url(self._parse(repo_url, field), project) is not None
+
     def _parse(self, url: str, field: str) -> RepoURL:
         repo = parse_repo_url(url, field=f"{field}.repoURL")
         if repo.is_local and not self.settings.allow_local:

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from app.model.app_spec import ApplicationSource
 from app.repo.access import RepoAccess
-from app.repo.helm.oci import OciChart, OciSession
+from app.repo.helm.oci import OciChart, OciSession, oci_url
 from app.repo.helm.render import HelmTarget, render_git_chart, render_repo_chart
 from app.repo.helm.repository import ChartVersion, HelmCharts, pick_version
 from app.repo.results import ResolvedRevision
 from app.repo.service import Repositories
 from app.runtime.capabilities import Capabilities, capabilities_for
 from app.runtime.render_context import RenderContext
+from app.runtime.render_keys import oci_credential_url
 from app.runtime.runtime import Runtime
 from app.store.manifests import RenderedManifests
 
@@ -75,9 +76,10 @@ class ChartOrigin:
 async def _origin(rt: Runtime, source: ApplicationSource, field: str, project: str) -> ChartOrigin:
     oci = None
     url = source.repo_url
-    if url.startswith("oci://"):
-        oci = OciChart.of(url, source.chart, where=f"{field}.repoURL")
-        url = oci.credential_url
+    registry = oci_url(url)
+    if registry:
+        oci = OciChart.of(registry, source.chart, where=f"{field}.repoURL")
+        url = oci_credential_url(rt, oci, project=project, field=field)
     remote = await rt.repos.remote(url, project=project, field=field)
     return ChartOrigin(remote, rt.repos.cache_identity(url, project=project, field=field), oci)
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 from app.model.app_spec import ApplicationSource
 from app.model.application import Application
 from app.repo.errors import RepoError
-from app.repo.helm.oci import OciChart
+from app.repo.helm.oci import OciChart, oci_url
 from app.repo.helm.render import RefCommit
 from app.repo.sourcehash import source_hash, uses_build_env
 from app.repo.sourcetype import SourceType, explicit_type
@@ -62,6 +62,15 @@ def _declared_helm(source: ApplicationSource) -> bool:
         return False
 
 
+def oci_credential_url(rt: Runtime, oci: OciChart, *, project: str, field: str) -> str:
+    """The URL an OCI chart's credentials and caches go by: its repoURL over HTTPS when a
+    Secret or template gives that credentials (Argo CD's match), else the chart's registry
+    repository (`https://host/path/chart`)."""
+    if rt.repos.has_credentials(oci.registry_url, project=project, field=field):
+        return oci.registry_url
+    return oci.credential_url
+
+
 def source_key(
     rt: Runtime,
     app: Application,
@@ -76,8 +85,10 @@ def source_key(
     a Helm render (None: as its spec declares). Errors are RepoErrors (a repository URL
     that does not parse, a refused Secret) or ValueError (a commit that is no SHA)."""
     url = source.repo_url
-    if url.startswith("oci://"):
-        url = OciChart.of(url, source.chart, where=f"{field}.repoURL").credential_url
+    registry = oci_url(url) if source.chart or url.startswith("oci://") else ""
+    if registry:
+        oci = OciChart.of(registry, source.chart, where=f"{field}.repoURL")
+        url = oci_credential_url(rt, oci, project=app.spec.project, field=field)
         source = replace(source, repo_url=url)
     identity = rt.repos.cache_identity(url, project=app.spec.project, field=field)
     if source.chart:

@@ -41,6 +41,17 @@ _CHALLENGE = re.compile(r'(\w+)="([^"]*)"')
 _MAX_REDIRECTS = 5
 
 
+def oci_url(repo_url: str) -> str:
+    """The `oci://` URL of a chart source's registry, or "" for a Helm repository. A
+    `repoURL` without a scheme (`registry.example.com/charts`) is a registry, as Argo CD
+    reads it for a repository Secret with `enableOCI`."""
+    if repo_url.startswith("oci://"):
+        return repo_url
+    if "://" in repo_url or repo_url.startswith("/") or "@" in repo_url:
+        return ""
+    return f"oci://{repo_url}"
+
+
 @dataclass(frozen=True, slots=True)
 class OciChart:
     """Where a chart lives in a registry: its HTTPS base and repository name."""
@@ -49,6 +60,8 @@ class OciChart:
     """`https://host[:port]`."""
     name: str
     """`path/chart`, the registry repository."""
+    path: str = ""
+    """`path`, the repoURL's part after the host (no chart)."""
 
     @classmethod
     def of(cls, repo_url: str, chart: str, *, where: str) -> "OciChart":
@@ -56,11 +69,17 @@ class OciChart:
         path = "/".join(p for p in (parts.path.strip("/"), chart.strip("/")) if p)
         if parts.scheme != "oci" or not parts.netloc or not path or ".." in path.split("/"):
             raise RenderError(f"{where}: {repo_url!r} is not an oci://host/path registry URL")
-        return cls(f"https://{parts.netloc}", path)
+        return cls(f"https://{parts.netloc}", path, parts.path.strip("/"))
+
+    @property
+    def registry_url(self) -> str:
+        """The repoURL over HTTPS: what Argo CD matches a registry's repository Secret to."""
+        return f"{self.base}/{self.path}" if self.path else self.base
 
     @property
     def credential_url(self) -> str:
-        """The URL repository Secrets are matched against (the registry over HTTPS)."""
+        """The chart's registry repository over HTTPS: matched when `registry_url` has no
+        Secret of its own."""
         return f"{self.base}/{self.name}"
 
 

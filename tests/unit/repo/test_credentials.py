@@ -7,8 +7,14 @@ Secret serves only its project; a refused Secret is reported, never skipped sile
 
 import pytest
 
-from app.model.repository_secret import RepoCreds, RepoKind
-from app.repo.credentials import CredentialError, CredentialStore, Refused, RepoCredential
+from app.model.repository_secret import RepoCreds, RepoKind, RepositorySecret, RepoType
+from app.repo.credentials import (
+    CredentialError,
+    CredentialStore,
+    Refused,
+    RepoCredential,
+    registry_url,
+)
 from app.repo.errors import RepoURLError
 from app.repo.urls import parse_repo_url
 
@@ -103,3 +109,33 @@ def test_credentials_in_the_url_are_refused() -> None:
 def test_secrets_are_listed_for_the_redactor_and_kept_out_of_repr() -> None:
     assert {"org-token", "repo-token", "team-a-token"} <= set(STORE.secrets())
     assert "repo-token" not in repr(SPECIAL)
+
+
+@pytest.mark.parametrize(
+    ("url", "repo_type", "enable_oci", "matched_as"),
+    [
+        ("registry.example.com/charts", RepoType.HELM, True, "https://registry.example.com/charts"),
+        ("registry.example.com/charts", RepoType.OCI, False, "https://registry.example.com/charts"),
+        (
+            "oci://registry.example.com/charts",
+            RepoType.OCI,
+            False,
+            "https://registry.example.com/charts",
+        ),
+        ("https://charts.example.com", RepoType.HELM, True, "https://charts.example.com"),
+        (
+            "git@git.example.com:org/repo.git",
+            RepoType.GIT,
+            False,
+            "git@git.example.com:org/repo.git",
+        ),
+        ("registry.example.com/charts", RepoType.HELM, False, "registry.example.com/charts"),
+    ],
+)
+def test_a_registry_secret_is_matched_over_https_as_argo_cd_writes_it(
+    url: str, repo_type: RepoType, enable_oci: bool, matched_as: str
+) -> None:
+    record = RepositorySecret(
+        "sluice/r", RepoKind.REPOSITORY, url, repo_type, creds=RepoCreds(enable_oci=enable_oci)
+    )
+    assert registry_url(record) == matched_as

@@ -1,6 +1,7 @@
 """Charts from a Helm repository over HTTP: index, version or range, basic auth from a
 repository Secret, credentials kept to the repository's host, and every archive bound."""
 
+import base64
 import gzip
 import io
 import tarfile
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.model.repository_secret import RepoCreds
+from app.model.repository_secret import RepoCreds, parse_repository_secret
 from app.repo.credentials import CredentialStore, RepoCredential, RepoKind
 from app.runtime.manifests import ManifestsError, manifests_for
 from app.runtime.runtime import Runtime
@@ -347,3 +348,52 @@ async def test_an_oci_registry_without_credentials_says_what_to_add(
         await manifests_for(runtime, app)
 
     assert "token service answered HTTP 401; add or fix a repository Secret" in info.value.message
+
+
+def registry_secret(**data: str) -> RepoCredential:
+    """A repository Secret as Argo CD users write one for a registry, read as Sluice reads it."""
+    labels = {"argocd.argoproj.io/secret-type": "repository"}
+    return RepoCredential.of(
+        parse_repository_secret(
+            {
+                "metadata": {"name": "registry", "namespace": "sluice", "labels": labels},
+                "data": {k: base64.b64encode(v.encode()).decode() for k, v in data.items()},
+            }
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("secret", "scheme"),
+    [
+        pytest.param(
+            {"url": "{host}/charts", "type": "helm", "enableOCI": "true"}, "", id="enableOCI"
+        ),
+        pytest.param({"url": "oci://{host}/charts", "type": "oci"}, "oci://", id="type-oci"),
+    ],
+)
+async def test_argo_cds_registry_secrets_give_an_oci_chart_its_credentials(
+    runtime: Runtime,
+    registry: OciRegistry,
+    test_ca: CertificateAuthority,
+    secret: dict[str, str],
+    scheme: str,
+) -> None:
+    registry.push("charts/shop", "1.0.0", package(shop_chart(""), "shop"))
+    await runtime.repos.update_trust("", {HOST: test_ca.cert_pem})
+    host = registry.base.removeprefix("https://")
+    data = {**secret, "url": secret["url"].format(host=host)}
+    creds = {**data, "username": "robot", "password": PASSWORD}
+    runtime.repos.update_credentials(CredentialStore([registry_secret(**creds)]))
+    app = await register(
+        runtime,
+        "web",
+        {"repoURL": f"{scheme}{host}/charts", "chart": "shop", "targetRevision": "1.0.0"},
+    )
+
+    result = await manifests_for(runtime, app)
+
+    assert result.revisions == ("1.0.0",)
+    assert "ConfigMap/web-shop" in names(result.manifests)
+    token_asks = [auth for path, auth in registry.seen if path.startswith("/token")]
+    assert token_asks and all(a is not None and a.startswith("Basic ") for a in token_asks)
