@@ -8,12 +8,13 @@ the page until it holds or its deadline passes; nothing here sleeps.
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app import examples
-from tests.browser.conftest import Up
+from tests.browser.conftest import Up, until
 from tests.support.gitrepo import GitRepo, manifests
 
 pytestmark = pytest.mark.slow
@@ -395,13 +396,19 @@ def test_sync_options_and_retry_from_the_dialog_reach_the_operation(
     dialog.get_by_label("Retry", exact=True).check()
     dialog.get_by_label("Retry limit", exact=True).fill("3")
     dialog.get_by_role("button", name="Synchronize").click()
+    expect(page.locator(".toasts")).to_contain_text("sync of sluice/helm-demo started")
+
+    def ours() -> dict[str, Any] | None:
+        answer = page.request.get(f"{sluice_up.url}/api/v1/applications/helm-demo")
+        state: dict[str, Any] = answer.json()["status"].get("operationState") or {}
+        options = state.get("operation", {}).get("sync", {}).get("syncOptions") or []
+        return state if "PruneLast=true" in options else None
+
+    state = until(ours, timeout=LIVE / 1000, what="the operation the dialog started")
+    assert state["operation"]["retry"]["limit"] == 3, state
     expect(page.locator(".app-header .badge[data-kind=operation]")).to_have_text(
         re.compile("Succeeded"), timeout=LIVE
     )
-    answer = page.request.get(f"{sluice_up.url}/api/v1/applications/helm-demo")
-    operation = answer.json()["status"]["operationState"]["operation"]
-    assert "PruneLast=true" in operation["sync"]["syncOptions"], operation
-    assert operation["retry"]["limit"] == 3, operation
 
 
 def test_a_project_page_shows_its_sync_window_open_now(page: Page, sluice_up: Up) -> None:
@@ -426,7 +433,8 @@ def test_a_project_page_shows_its_sync_window_open_now(page: Page, sluice_up: Up
 
 
 def stuck_app(repo: GitRepo) -> dict[str, object]:
-    """An app whose wave-0 Deployment never becomes ready, so a sync waits before wave 1."""
+    """An app whose wave-0 Deployment never becomes ready, so a sync waits before wave 1;
+    one of its ConfigMaps is in a second namespace."""
     never_ready = {"localcluster.sluice.dev/never-ready": "true"}
     deployment = {
         "apiVersion": "apps/v1",
@@ -446,7 +454,17 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
         "kind": "ConfigMap",
         "metadata": {"name": "later", "annotations": {"argocd.argoproj.io/sync-wave": "1"}},
     }
-    repo.commit({"stuck/app.yaml": manifests(deployment, later)})
+    extra = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "stuck-extra", "annotations": {"argocd.argoproj.io/sync-wave": "-1"}},
+    }
+    elsewhere = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "elsewhere", "namespace": "stuck-extra"},
+    }
+    repo.commit({"stuck/app.yaml": manifests(extra, elsewhere, deployment, later)})
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
@@ -501,6 +519,12 @@ def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
         page.get_by_label("Health", exact=True).select_option("Progressing")
         expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(1)
         expect(page.locator(".graph .node[data-kind=ConfigMap]")).to_have_count(0)
+        page.get_by_label("Health", exact=True).select_option("")
+        page.get_by_label("Namespace", exact=True).select_option("stuck-extra")
+        expect(page.locator(".graph .node[data-kind=ConfigMap]")).to_have_text(
+            [re.compile("elsewhere")]
+        )
+        expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(0)
     finally:
         page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
         repo.close()
