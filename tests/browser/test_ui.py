@@ -528,3 +528,36 @@ def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
     finally:
         page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
         repo.close()
+
+
+def test_the_list_filters_by_project_and_cluster(page: Page, sluice_up: Up) -> None:
+    project = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "AppProject",
+        "metadata": {"name": "team-b"},
+        "spec": {"sourceRepos": ["*"], "destinations": [{"name": "*", "namespace": "*"}]},
+    }
+    assert page.request.post(f"{sluice_up.url}/api/v1/projects", data=project).ok
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "team-b-app"},
+        "spec": {
+            "project": "team-b",
+            "source": {"repoURL": "file:///nowhere", "path": "p"},
+            "destination": {"name": "in-cluster", "namespace": "team-b"},
+        },
+    }
+    created = page.request.post(f"{sluice_up.url}/api/v1/applications", data=app)
+    assert created.ok, created.text()
+    page.goto(f"{sluice_up.url}/#/applications")
+    summary = page.locator("p.summary")
+    only_it = re.compile(r"^1 of \d+ applications")
+    for group, value in (("Project", "team-b"), ("Cluster", "in-cluster")):
+        box = page.get_by_role("group", name=group).get_by_label(value, exact=True)
+        box.check()
+        expect(summary).to_have_text(only_it, timeout=LIVE)
+        expect(page.locator("[data-app]")).to_have_count(1)
+        expect(page.locator("[data-app='sluice/team-b-app']")).to_be_visible()
+        box.uncheck()
+    page.request.delete(f"{sluice_up.url}/api/v1/applications/team-b-app?cascade=false")
