@@ -150,18 +150,13 @@ async def partition(stack: Stack, rng: random.Random, scale: float) -> None:
         proxy.heal()
 
 
-REDIS_DEFECT = (
-    "issue 13, defect 1: after Redis is emptied an app can stay OutOfSync with no "
-    "operation (kill-redis seed 2030) or an operation can stall or run again"
-)
-
 SCENARIOS = (
     Scenario("kill-every-kind", kill_every_kind),
     Scenario("kill-one-replica", kill_one_replica),
     Scenario("kill-nats", kill_nats),
     Scenario("kill-stream-leader", kill_stream_leader),
-    Scenario("kill-redis", kill_redis, known_failure=REDIS_DEFECT),
-    Scenario("redis-flushall", flush_redis, known_failure=REDIS_DEFECT),
+    Scenario("kill-redis", kill_redis),
+    Scenario("redis-flushall", flush_redis),
     Scenario("api-errors", api_errors),
     Scenario("api-slow", api_slow),
     Scenario("git-unreachable", _git_fault(gitserver.UNREACHABLE, 30.0)),
