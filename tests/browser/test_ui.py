@@ -497,6 +497,8 @@ def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
         expect(node.locator(".badge[data-kind=health]")).to_have_text(
             re.compile("Progressing"), timeout=LIVE
         )
+        results = page.locator(".operation table.results tbody tr")
+        expect(results.filter(has_text="stuck-extra").locator("td").nth(1)).to_have_text("-1")
         node.click()
         expect(page.locator("dialog[open] dd .message")).not_to_be_empty()
         page.keyboard.press("Escape")
