@@ -25,8 +25,6 @@ Inject = Callable[[Stack, random.Random, float], Awaitable[None]]
 class Scenario:
     name: str
     inject: Inject
-    known_failure: str = ""
-    """Why the scenario is known to fail (an issue number), or "" when it must pass."""
 
 
 async def _pause(rng: random.Random, low: float, high: float) -> None:

@@ -61,12 +61,9 @@ class ScenarioResult:
         worst = f"{max(times):.1f}" if times else "-"
         counts = " | ".join(str(self.violations(name)) for name in INVARIANTS)
         hooks = sum(t.hooks for t in self.trials)
-        note = (
-            f" known failure: {self.scenario.known_failure}" if self.scenario.known_failure else ""
-        )
         return (
             f"| {self.scenario.name} | {len(self.trials)} | {self.converged} | {p50} | {worst} "
-            f"| {hooks} | {counts} |{note}"
+            f"| {hooks} | {counts} |"
         )
 
 
