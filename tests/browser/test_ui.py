@@ -463,6 +463,7 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "elsewhere", "namespace": "stuck-extra"},
+        "data": {"colour": "blue"},
     }
     repo.commit({"stuck/app.yaml": manifests(extra, elsewhere, deployment, later)})
     return {
@@ -478,7 +479,7 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
     }
 
 
-def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
+def test_terminate_a_waiting_sync_then_filter_the_tree_and_diff_two_resources(
     page: Page, sluice_up: Up, tmp_path: Path
 ) -> None:
     repo = GitRepo.create(tmp_path / "stuck")
@@ -527,6 +528,15 @@ def test_terminate_stops_a_sync_waiting_on_a_resource_and_the_tree_filters(
             [re.compile("elsewhere")]
         )
         expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(0)
+
+        drift = json.dumps({"data": {"colour": "red"}})
+        sluice_up.kubectl("patch", "configmap", "elsewhere", "-n", "stuck-extra", "-p", drift)
+        page.get_by_role("link", name="Diff").click()
+        expect(page.locator(".resource-diff")).to_have_count(2, timeout=LIVE)
+        expect(
+            page.locator(".resource-diff[data-resource='ConfigMap/elsewhere'] pre.diff .del")
+        ).to_contain_text(["colour: red"])
+        expect(page.locator(".resource-diff[data-resource='ConfigMap/later']")).to_be_visible()
     finally:
         page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
         repo.close()
