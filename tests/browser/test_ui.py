@@ -5,6 +5,7 @@ each test opens its own signed-in page. Waiting is Playwright's: every `expect` 
 the page until it holds or its deadline passes; nothing here sleeps.
 """
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -432,9 +433,12 @@ def test_a_project_page_shows_its_sync_window_open_now(page: Page, sluice_up: Up
     expect(row).to_contain_text("● open until")
 
 
+PASSWORD = "hunter2-in-git"
+
+
 def stuck_app(repo: GitRepo) -> dict[str, object]:
     """An app whose wave-0 Deployment never becomes ready, so a sync waits before wave 1;
-    one of its ConfigMaps is in a second namespace."""
+    one of its ConfigMaps is in a second namespace, and it holds a Secret."""
     never_ready = {"localcluster.sluice.dev/never-ready": "true"}
     deployment = {
         "apiVersion": "apps/v1",
@@ -465,7 +469,13 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
         "metadata": {"name": "elsewhere", "namespace": "stuck-extra"},
         "data": {"colour": "blue"},
     }
-    repo.commit({"stuck/app.yaml": manifests(extra, elsewhere, deployment, later)})
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "creds"},
+        "data": {"password": base64.b64encode(PASSWORD.encode()).decode()},
+    }
+    repo.commit({"stuck/app.yaml": manifests(extra, elsewhere, secret, deployment, later)})
     return {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
@@ -477,6 +487,18 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
             "syncPolicy": {"syncOptions": ["CreateNamespace=true"]},
         },
     }
+
+
+def secret_values_are_masked(page: Page) -> None:
+    """The Secret's panel shows its manifests with every value masked."""
+    page.get_by_role("link", name="Resource tree").click()
+    page.locator(".graph .node[data-kind=Secret]").click()
+    for tab in ("Desired manifest", "Live manifest"):
+        page.get_by_role("tab", name=tab).click()
+        shown = page.locator(f"dialog[open] pre.manifest[aria-label='{tab}']")
+        expect(shown).to_contain_text("password: ++++++++")
+        text = shown.inner_text()
+        assert PASSWORD not in text and base64.b64encode(PASSWORD.encode()).decode() not in text
 
 
 def test_terminate_a_waiting_sync_then_filter_the_tree_and_diff_two_resources(
@@ -537,6 +559,7 @@ def test_terminate_a_waiting_sync_then_filter_the_tree_and_diff_two_resources(
             page.locator(".resource-diff[data-resource='ConfigMap/elsewhere'] pre.diff .del")
         ).to_contain_text(["colour: red"])
         expect(page.locator(".resource-diff[data-resource='ConfigMap/later']")).to_be_visible()
+        secret_values_are_masked(page)
     finally:
         page.request.delete(f"{sluice_up.url}/api/v1/applications/stuck?cascade=true")
         repo.close()
