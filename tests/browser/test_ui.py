@@ -467,7 +467,7 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "elsewhere", "namespace": "stuck-extra"},
-        "data": {"colour": "blue"},
+        "data": {"colour": "blue", "ignored": "as in git"},
     }
     secret = {
         "apiVersion": "v1",
@@ -485,6 +485,9 @@ def stuck_app(repo: GitRepo) -> dict[str, object]:
             "source": {"repoURL": repo.url, "path": "stuck", "targetRevision": "main"},
             "destination": {"server": "https://kubernetes.default.svc", "namespace": "stuck"},
             "syncPolicy": {"syncOptions": ["CreateNamespace=true"]},
+            "ignoreDifferences": [
+                {"kind": "ConfigMap", "name": "elsewhere", "jsonPointers": ["/data/ignored"]}
+            ],
         },
     }
 
@@ -551,13 +554,15 @@ def test_terminate_a_waiting_sync_then_filter_the_tree_and_diff_two_resources(
         )
         expect(page.locator(".graph .node[data-kind=Deployment]")).to_have_count(0)
 
-        drift = json.dumps({"data": {"colour": "red"}})
+        drift = json.dumps({"data": {"colour": "red", "ignored": "changed live"}})
         sluice_up.kubectl("patch", "configmap", "elsewhere", "-n", "stuck-extra", "-p", drift)
         page.get_by_role("link", name="Diff").click()
         expect(page.locator(".resource-diff")).to_have_count(2, timeout=LIVE)
         expect(
             page.locator(".resource-diff[data-resource='ConfigMap/elsewhere'] pre.diff .del")
         ).to_contain_text(["colour: red"])
+        ignored = page.locator(".resource-diff[data-resource='ConfigMap/elsewhere']")
+        expect(ignored).not_to_contain_text("changed live")
         expect(page.locator(".resource-diff[data-resource='ConfigMap/later']")).to_be_visible()
         secret_values_are_masked(page)
     finally:
