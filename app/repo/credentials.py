@@ -88,6 +88,12 @@ def registry_url(record: RepositorySecret) -> str:
     return url
 
 
+def is_registry(record: RepositorySecret) -> bool:
+    """Whether a repository Secret is for an OCI registry (an `oci://` URL, `type: oci`,
+    or `enableOCI`), as Argo CD reads it."""
+    return record.url.startswith("oci://") or record.type is RepoType.OCI or record.creds.enable_oci
+
+
 @dataclass(frozen=True, slots=True)
 class Refused:
     """A Secret that could not be used, under the URL it claims."""

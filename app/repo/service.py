@@ -127,15 +127,23 @@ class Repositories:
         repo = self._parse(repo_url, field)
         return await self.access.for_url(repo, project, who=repo.display)
 
+    async def checking_remote(
+        self, repo_url: str, store: CredentialStore, *, project: str = ""
+    ) -> RepoAccess:
+        """How `repo_url` is reached with the credentials `store` gives it (not the ones in
+        force): what a connection check of a repository Secret as written goes through."""
+        repo = self._parse(repo_url, "repo")
+        return await Access(self.access.trust, store, self.access.apps).for_url(
+            repo, project, who=repo.display
+        )
+
     async def validate(
         self, repo_url: str, store: CredentialStore, *, project: str = ""
     ) -> RefListing:
         """ls-remote `repo_url` with the credentials `store` gives it (not the ones in force,
         and nothing shared or cached): whether a repository Secret can be used as written."""
-        repo = self._parse(repo_url, "repo")
-        remote = await Access(self.access.trust, store, self.access.apps).for_url(
-            repo, project, who=repo.display
-        )
+        remote = await self.checking_remote(repo_url, store, project=project)
+        repo = remote.repo
         scratch = await self._ready(self._scratch)
         out = await self._runner.run(
             ["ls-remote", "--", repo.remote, *_DEFAULT_PATTERNS],

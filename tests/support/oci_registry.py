@@ -2,9 +2,10 @@
 
 No real registry (distribution, zot) installs from PyPI or Debian here, so this speaks
 just the part of the distribution API Helm charts use: `GET /v2/<name>/tags/list`,
-`/v2/<name>/manifests/<tag>` (an OCI manifest with one Helm chart layer) and
-`/v2/<name>/blobs/<digest>`. Every `/v2/` request needs `Bearer <token>`; without one it
-answers 401 with `WWW-Authenticate: Bearer realm="<base>/token",service=…,scope=…`, and
+`/v2/<name>/manifests/<tag>` (an OCI manifest with one Helm chart layer),
+`/v2/<name>/blobs/<digest>`, and `/v2/` (the API's base, which connection checks ask).
+Every `/v2/` request needs `Bearer <token>`; without one it answers 401 with
+`WWW-Authenticate: Bearer realm="<base>/token",service=…[,scope=…]`, and
 `/token` gives the token for HTTP Basic with one of `passwords`, as Docker Hub, GHCR and
 Harbor do. `seen` records the path and Authorization header of every request.
 """
@@ -94,9 +95,18 @@ class OciRegistry:
             return web.Response(body=self.blobs[ref], content_type="application/octet-stream")
         return web.Response(status=404)
 
+    async def _base(self, request: web.Request) -> web.Response:
+        """`/v2/`, the API's base: 200 with a token, else a challenge with no scope."""
+        self.seen.append((request.path, request.headers.get("Authorization")))
+        if request.headers.get("Authorization") != f"Bearer {TOKEN}":
+            challenge = f'Bearer realm="{self.base}/token",service="{HOST}"'
+            return web.Response(status=401, headers={"WWW-Authenticate": challenge})
+        return web.json_response({})
+
     async def serve(self) -> AsyncIterator["OciRegistry"]:
         app = web.Application()
         app.router.add_get("/token", self._token)
+        app.router.add_get("/v2/", self._base)
         app.router.add_get(r"/v2/{name:.+}/{kind:tags|manifests|blobs}/{ref}", self._v2)
         async with serve_https(app, self.ca) as port:
             self.port = port

@@ -8,10 +8,13 @@ empty keeps the stored one (so a client that never saw the secret cannot wipe it
 accident).
 
 The `{repo}`/`{url}` path segment is the URL percent-encoded (`/` as `%2F`), as Argo CD's
-clients send it. Every answer about a repository carries its connection state, from an
-ls-remote with exactly that Secret's credentials (`Repositories.validate`), Argo CD's
-"Connection Status": `Successful`, or `Failed` with the reason (redacted). As in Argo CD
-it is cached (`app.store.connection_states`, 10 min, emptied when any repository Secret
+clients send it; a registry's may be written `oci://host/path` or scheme-less, and finds
+its Secret in either form (`registry_url`). Every answer about a repository carries its
+connection state, measured with exactly that Secret's credentials as Argo CD measures it
+for the Secret's type: a Git repository by ls-remote (`Repositories.validate`), a Helm
+repository by its `index.yaml`, an OCI registry by `/v2/` (`app.repo.helm.connection`);
+Argo CD's "Connection Status": `Successful`, or `Failed` with the reason (redacted). As
+in Argo CD it is cached (`app.store.connection_states`, 10 min, emptied when any repository Secret
 or trust ConfigMap changes): list and get answer from the cache unless
 `forceRefresh=true` (`sluice repo list --refresh hard`); validate, create and update
 always measure it afresh and store it.
@@ -48,20 +51,29 @@ from app.model.repository_secret import (
     RepoKind,
     RepositorySecret,
     RepositorySecretError,
+    RepoType,
     parse_repository_secret,
     secret_data,
     secret_manifest,
     secret_name,
 )
-from app.repo.credentials import CredentialStore, RepoCredential, same_repository
+from app.repo.credentials import (
+    CredentialStore,
+    RepoCredential,
+    is_registry,
+    registry_url,
+    same_repository,
+)
 from app.repo.errors import RepoError, RepoURLError
-from app.repo.urls import parse_repo_url
+from app.repo.helm.connection import check_helm_repository, check_registry
+from app.repo.helm.oci import oci_url
+from app.repo.urls import RepoURL, parse_repo_url
 from app.store.connection_states import CachedState, ConnectionStates
 
 logger = log.get("api")
 
 VALIDATIONS = 8
-"""ls-remotes a list runs at once."""
+"""Connection checks a list runs at once."""
 VALIDATE_SECONDS = 20.0
 """How long one connection check may take before it is reported as Failed."""
 _FILLED_ON_UPDATE = (
@@ -144,6 +156,24 @@ async def _state(
     return state
 
 
+async def _check(call: Call[Any, Any], record: RepositorySecret, store: CredentialStore) -> None:
+    """Reach `record`'s repository with the credentials `store` gives it, as Argo CD checks
+    each type: a Git repository by ls-remote, a Helm repository by its `index.yaml`, an
+    OCI registry by its `/v2/` endpoint. RepoError naming the cause when it cannot."""
+    repos = call.rt.repos
+    if not is_registry(record) and record.type is RepoType.GIT:
+        await repos.validate(record.url, store, project=record.project)
+        return
+    url = registry_url(record)
+    remote = await repos.checking_remote(url, store, project=record.project)
+    deadline = repos.settings.network_timeout
+    if is_registry(record):
+        await check_registry(remote, url, deadline=deadline, what=record.url)
+    else:
+        max_bytes = repos.settings.helm.max_index_bytes
+        await check_helm_repository(remote, url, max_bytes=max_bytes, deadline=deadline)
+
+
 async def _measure(
     call: Call[Any, Any], record: RepositorySecret, templates: list[RepositorySecret]
 ) -> ConnectionState:
@@ -151,7 +181,7 @@ async def _measure(
     store = _store([record, *templates])
     try:
         async with asyncio.timeout(VALIDATE_SECONDS):
-            await call.rt.repos.validate(record.url, store, project=record.project)
+            await _check(call, record, store)
     except RepoError as e:
         return ConnectionState("Failed", str(e), attempted)
     except TimeoutError:
@@ -194,23 +224,48 @@ async def list_repositories(call: Call[None, None]) -> RepositoryList:
     return RepositoryList(list(views))
 
 
-async def _find(call: Call[Any, Any], url: str) -> RepositorySecret:
+def _wanted(url: str) -> list[RepoURL]:
+    """The path's repository URL parsed as a Secret's is matched: as written and, when it
+    could be a registry's (`oci://`, or scheme-less as Argo CD writes registries), over
+    HTTPS (`registry_url`); the scheme-less registry form first. BadRequest when neither
+    parses."""
+    registry = oci_url(url)
+    forms = [url]
+    if registry:
+        https = "https://" + registry.removeprefix("oci://")
+        forms = [url, https] if "://" in url else [https, url]
+    found: list[RepoURL] = []
+    problems: list[str] = []
+    for form in forms:
+        try:
+            found.append(parse_repo_url(form, field="repo"))
+        except RepoURLError as e:
+            problems.append(str(e))
+    if not found:
+        raise BadRequest(problems[-1])
+    return found
+
+
+def _matches(record: RepositorySecret, url: str, wanted: list[RepoURL]) -> bool:
+    if record.url.rstrip("/") == url.rstrip("/"):
+        return True
     try:
-        wanted = parse_repo_url(url, field="repo")
-    except RepoURLError as e:
-        raise BadRequest(str(e)) from None
+        parsed = parse_repo_url(registry_url(record))
+    except RepoURLError:
+        return False
+    return any(same_repository(parsed, w) for w in wanted)
+
+
+async def _find(call: Call[Any, Any], url: str) -> RepositorySecret:
+    wanted = _wanted(url)
     project = call.request.query.get("appProject", "")
     candidates = []
     for record in await _secrets(call, RepoKind.REPOSITORY):
-        try:
-            parsed = parse_repo_url(record.url)
-        except RepoURLError:
-            continue
-        if same_repository(parsed, wanted) and await _visible(call, record):
+        if _matches(record, url, wanted) and await _visible(call, record):
             candidates.append(record)
     for record in sorted(candidates, key=lambda r: r.project != project):
         return record
-    raise NotFound(f"repository {wanted.display} is not registered")
+    raise NotFound(f"repository {wanted[0].display} is not registered")
 
 
 async def get_repository(call: Call[None, None]) -> RepositoryView:
@@ -279,7 +334,7 @@ async def update_repository(call: Call[None, Repository]) -> RepositoryView:
     if not call.body.repo:
         record = RepositorySecret("", RepoKind.REPOSITORY, stored.url, record.type, record.name,
                                   record.project, record.creds)  # fmt: skip
-    if not same_repository(parse_repo_url(stored.url), _checked(record).parsed):
+    if not same_repository(_checked(stored).parsed, _checked(record).parsed):
         raise BadRequest(f"repo: {record.url!r} does not match the path's repository")
     await _may(call, names.UPDATE, stored)
     if record.project != stored.project:
@@ -361,7 +416,8 @@ ROUTES = (
     Route("DELETE", BASE + "/{repo}", delete_repository, "deleteRepository",
           "Delete a repository's Secret", TAG, response=Result, errors=(400, 403, 404)),
     Route("POST", BASE + "/{repo}/validate", validate_repository, "validateRepository",
-          "ls-remote the repository with its credentials: the connection state", TAG,
+          "Check the repository with its credentials (Git: ls-remote, Helm: index.yaml, "
+          "OCI: /v2/): the connection state", TAG,
           response=ConnectionState, errors=(400, 404)),
     Route("GET", CREDS, list_repocreds, "listRepoCreds", "Credential templates", TAG,
           response=RepoCredsList),

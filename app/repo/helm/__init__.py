@@ -11,7 +11,8 @@ What this package decides, and why:
 - **Where charts come from**: a Git checkout (render.py), a Helm repository's index and
   archive (repository.py, archive.py) or an OCI registry (oci.py), fetched with the
   repositories' own credentials, sent only to the chart repository's host unless
-  `passCredentials`; missing dependencies likewise (dependencies.py).
+  `passCredentials`; missing dependencies likewise (dependencies.py). A repository
+  Secret's connection check reads the same way (connection.py).
 - **What stays out**: value files and file parameters outside the checkout (or a `ref`
   source's checkout), remote value files, more value bytes than the settings allow, chart
   archives that are too big, hold too many files, or have entries or links leaving their

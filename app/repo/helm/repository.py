@@ -158,6 +158,23 @@ def _parse_index(data: bytes, what: str) -> dict[str, list[ChartVersion]]:
     return found
 
 
+async def fetch_index(
+    remote: RepoAccess, repo_url: str, *, max_bytes: int, deadline: float, what: str
+) -> dict[str, list[ChartVersion]]:
+    """A Helm repository's `index.yaml` (at most `max_bytes`), read with `remote`'s
+    credentials and trust, parsed; nothing is cached."""
+    data = await _get(
+        remote,
+        repo_url,
+        repo_url.rstrip("/") + "/index.yaml",
+        pass_credentials=False,
+        max_bytes=max_bytes,
+        deadline=deadline,
+        what=f"{what} (index.yaml)",
+    )
+    return await asyncio.to_thread(_parse_index, data, what)
+
+
 def pick_version(
     index: Mapping[str, list[ChartVersion]], chart: str, wanted: str, *, where: str
 ) -> ChartVersion:
@@ -226,16 +243,13 @@ class HelmCharts:
         """A Helm repository's `index.yaml`, parsed."""
 
         async def load() -> dict[str, list[ChartVersion]]:
-            data = await _get(
+            return await fetch_index(
                 remote,
                 repo_url,
-                repo_url.rstrip("/") + "/index.yaml",
-                pass_credentials=False,
                 max_bytes=self._settings.max_index_bytes,
                 deadline=self._timeout,
-                what=f"{what} (index.yaml)",
+                what=what,
             )
-            return await asyncio.to_thread(_parse_index, data, what)
 
         return await self.versions(identity, load, fresh=fresh)
 
