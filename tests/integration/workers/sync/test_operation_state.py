@@ -18,6 +18,7 @@ from app.runtime.settings import Settings
 from tests.integration.workers.sync.conftest import (
     CONTROL,
     NEVER_READY,
+    WAVE,
     Shop,
     config_map,
     deployment,
@@ -46,7 +47,12 @@ async def test_a_new_operation_leaves_nothing_of_the_previous_ones_state(
     first = await operation_state(shop.rt)
     assert first["phase"] == "Succeeded" and first["finishedAt"]
     assert [r["name"] for r in first["syncResult"]["resources"]] == ["settings"]
-    commit = await shop.deploy(deployment("web", annotations={NEVER_READY: "true"}))
+    # A never-ready Deployment in wave 0 holds the operation Running before wave 1 (the
+    # last wave is not waited on: alone, it would finish before the test could look).
+    commit = await shop.deploy(
+        deployment("web", annotations={NEVER_READY: "true", WAVE: "0"}),
+        config_map("after", {WAVE: "1"}),
+    )
     await shop.start()
 
     async def running() -> dict[str, Any] | None:
