@@ -260,8 +260,11 @@ def test_refresh_then_delete_with_the_typed_name(page: Page, sluice_up: Up) -> N
     expect(page.locator(".toasts")).to_contain_text("leaving its resources in place")
     expect(page.get_by_role("heading", name="Applications")).to_be_visible()
     expect(page.locator("[data-app='sluice/doomed']")).to_have_count(0, timeout=LIVE)
-    gone = page.request.get(f"{sluice_up.url}/api/v1/applications/doomed")
-    assert gone.status == 404
+    until(
+        lambda: page.request.get(f"{sluice_up.url}/api/v1/applications/doomed").status == 404,
+        timeout=LIVE / 1000,
+        what="the deleted app's GET to answer 404",
+    )
 
 
 def test_projects_and_the_live_event_stream(page: Page, sluice_up: Up) -> None:

@@ -38,12 +38,18 @@ from workers.sync.context import OperationContext
 
 
 def _recorded(history: Sequence[RevisionHistory], state: OperationState) -> bool:
-    """The newest history entry is this operation's already."""
+    """The newest history entry is this operation's already: same start (whole seconds)
+    and same revisions, every source's (two syncs of a multi-source app in one second
+    share the first source's revision)."""
     if not history:
         return False
     newest, result = history[-1], state.sync_result
-    return newest.deploy_started_at == state.started_at and newest.revision == (
-        result.revision if result else ""
+    revision = result.revision if result else ""
+    revisions = list(result.revisions) if result else []
+    return (
+        newest.deploy_started_at == state.started_at
+        and newest.revision == revision
+        and list(newest.revisions) == revisions
     )
 
 
