@@ -16,11 +16,9 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 import psutil
 import pytest
@@ -28,25 +26,13 @@ from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from bench.support import chromium as chromium_support
 from tests.support import procs
+from tests.support.waiting import until
 
 REPO = Path(__file__).resolve().parents[2]
 SLUICE = Path(sys.executable).with_name("sluice")
 UP_TIMEOUT = 90.0
 """Seconds `sluice up` may take to bring the examples to Synced + Healthy."""
 STOP_TIMEOUT = 20.0
-T = TypeVar("T")
-
-
-def until(probe: Callable[[], T | None], *, timeout: float, what: str) -> T:
-    """Call `probe` until it returns a value (not None/False), failing after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,10 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import aiohttp
 import pytest
@@ -35,7 +34,7 @@ from tests.e2e.processes import REPO, SLUICE
 from tests.support import procs
 from tests.support.gitrepo import GitRepo
 from tests.support.helm_charts import shop_chart
-from tests.support.waiting import eventually
+from tests.support.waiting import eventually, until
 
 pytestmark = [pytest.mark.slow, pytest.mark.kubectl, pytest.mark.timeout(300)]
 
@@ -44,7 +43,6 @@ START_TIMEOUT = 90.0
 SYNC_TIMEOUT = 90.0
 """Seconds an app may take to reach Synced + Healthy at a revision."""
 STOP_TIMEOUT = 30.0
-T = TypeVar("T")
 
 GENERATE = (
     "import json, os; colour = open('app.colour').read().strip(); "
@@ -75,18 +73,6 @@ JSONNET = {
 }
 PLUGIN_FILES = {"plugin/app.colour": "green"}
 VALUES_FILES = {"prod/values.yaml": "colour: gold\n"}
-
-
-def until(probe: Callable[[], T | None], *, timeout: float, what: str) -> T:
-    """Call `probe` until it returns a value, failing after `timeout` s (sync fixtures)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.1)
 
 
 @dataclass(frozen=True)

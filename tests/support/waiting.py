@@ -25,3 +25,16 @@ async def eventually(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
         await asyncio.sleep(interval)
+
+
+def until(probe: Callable[[], T | None], *, timeout: float, what: str) -> T:
+    """Call `probe` until it returns a value (not None/False), failing after `timeout` s:
+    `eventually` for synchronous code (Playwright's sync API, fixtures around a process)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.1)
