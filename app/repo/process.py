@@ -153,6 +153,7 @@ async def _communicate(
             stdout = await _read_all(proc.stdout, max_output, strict=True)
         except _Violation as e:
             _kill(proc)
+            await asyncio.gather(_discard(proc.stdout), *helpers)
             return b"", b"", e.message
         results = await asyncio.gather(*helpers)
         stderr = results[0]
@@ -174,9 +175,23 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
+async def _discard(stream: asyncio.StreamReader | None) -> None:
+    """Read `stream` to its end, keeping nothing.
+
+    asyncio's `Process.wait()` returns only once every pipe has closed, and a pipe whose
+    reader stopped with more than the stream limit buffered is paused and never sees its
+    end; a stopped process's pipes are therefore read out before it is waited for.
+    """
+    if stream is not None:
+        while await stream.read(_READ_CHUNK):
+            pass
+
+
 async def _reap(proc: asyncio.subprocess.Process) -> None:
-    """Kill the process group if still running and wait, even when being cancelled."""
+    """Kill the process group if still running, read out its pipes and wait, even when
+    being cancelled."""
     if proc.returncode is None:
         _kill(proc)
-        with contextlib.suppress(ProcessLookupError):
-            await asyncio.shield(proc.wait())
+    with contextlib.suppress(ProcessLookupError):
+        await asyncio.shield(asyncio.gather(_discard(proc.stdout), _discard(proc.stderr)))
+        await asyncio.shield(proc.wait())

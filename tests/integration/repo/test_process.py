@@ -1,5 +1,6 @@
 """The process runner git and kustomize share: deadline, output cap, the group killed."""
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -69,3 +70,45 @@ async def test_resident_memory_over_the_cap_stops_the_process_group(tmp_path: Pa
 
     assert finished.violation == "its memory exceeded 64 MiB"
     assert finished.code != 0
+
+
+FLOOD = """
+import fcntl, os, sys, time
+fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, 1 << 20)
+chunk = b"x" * (1 << 20)
+while True:
+    os.write(1, chunk)
+    if sys.argv[1] == "once":
+        time.sleep(60)
+"""
+"""A child whose pipe holds 1 MiB, so the parent's reader has far more buffered than
+asyncio's stream limit when it stops reading (its transport then pauses)."""
+
+
+async def test_a_stopped_flood_of_output_is_drained_so_the_process_can_be_waited_for(
+    tmp_path: Path,
+) -> None:
+    finished = await run_process(
+        ["python3", "-c", FLOOD, "once"], env=ENV, cwd=tmp_path, deadline=30, max_output=4096
+    )
+
+    assert finished.violation == "its output exceeded 4096 bytes"
+    assert finished.code != 0
+
+
+async def test_a_deadline_during_a_flood_of_output_still_returns(tmp_path: Path) -> None:
+    running = asyncio.ensure_future(
+        run_process(
+            ["python3", "-c", FLOOD, "forever"],
+            env=ENV,
+            cwd=tmp_path,
+            deadline=1.0,
+            max_output=1 << 40,
+        )
+    )
+
+    done, _ = await asyncio.wait([running], timeout=30)
+
+    assert running in done, "run_process did not return after its deadline"
+    with pytest.raises(TimeoutError):
+        running.result()
