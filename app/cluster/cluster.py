@@ -15,13 +15,12 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
-from kubernetes_asyncio.client import ApiClient
-
 from app import log
 from app.cluster import last_applied
 from app.cluster.config import ClusterConfig
 from app.cluster.discovery import Discovery
 from app.cluster.errors import Invalid, NotFound, Target, error_for_exception
+from app.cluster.library import ApiClient
 from app.cluster.listing import list_objects
 from app.cluster.options import (
     ApplyMode,

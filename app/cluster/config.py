@@ -17,16 +17,16 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from kubernetes_asyncio.client import Configuration
-from kubernetes_asyncio.config.config_exception import ConfigException
-from kubernetes_asyncio.config.incluster_config import (
-    SERVICE_CERT_FILENAME,
-    SERVICE_TOKEN_FILENAME,
-    InClusterConfigLoader,
-)
-from kubernetes_asyncio.config.kube_config import KubeConfigLoader
 
 from app.cluster.errors import ConfigError, scrub
+from app.cluster.library import (
+    SERVICE_CERT_FILENAME,
+    SERVICE_TOKEN_FILENAME,
+    ConfigException,
+    Configuration,
+    InClusterConfigLoader,
+    KubeConfigLoader,
+)
 
 MAX_KUBECONFIG_BYTES = 1024 * 1024
 """A kubeconfig file larger than this (1 MiB) is refused before it is parsed."""

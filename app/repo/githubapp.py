@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import aiohttp
-import jwt
 
 from app.model.repository_secret import RepoCreds
 from app.repo.credentials import CredentialError
@@ -66,6 +65,10 @@ def _key(creds: RepoCreds) -> tuple[int, int, str, str]:
 
 def _app_jwt(creds: RepoCreds, now: float, who: str) -> str:
     claims = {"iat": int(now) - 60, "exp": int(now) + JWT_LIFETIME, "iss": str(creds.github_app_id)}
+    # PyJWT brings cryptography: 8 MiB in every worker process, so only a process that
+    # signs for a GitHub App loads it.
+    import jwt
+
     try:
         return jwt.encode(claims, creds.github_app_private_key, algorithm="RS256")
     except (ValueError, TypeError, jwt.PyJWTError):
