@@ -9,7 +9,7 @@ process has its own copy of the registry), and stop cleanly on a signal.
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from app import log
@@ -26,7 +26,7 @@ METRICS_PORT = "SLUICE_METRICS_PORT"
 METRICS_ADDRESS = "SLUICE_METRICS_ADDRESS"
 
 
-def metrics_endpoint(env: dict[str, str] | None = None) -> MetricsEndpoint | None:
+def metrics_endpoint(env: Mapping[str, str] | None = None) -> MetricsEndpoint | None:
     """Where to serve metrics, from the environment; None when they are not served."""
     e = os.environ if env is None else env
     raw = e.get(METRICS_PORT, "").strip()

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from app import examples
@@ -23,6 +24,7 @@ from app.model.health import HealthStatusCode
 from app.model.identity import AppRef
 from app.model.sync import SyncStatusCode
 from app.runtime.runtime import Runtime
+from app.runtime.settings import Settings
 from app.runtime.system_settings import SettingsRefused
 
 OUT = sys.stdout
@@ -81,16 +83,14 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def stack_options(args: argparse.Namespace, env: Mapping[str, str]) -> StackOptions:
+    """The stack `args` ask for, with the timings of the environment (`SLUICE_RESYNC_SECONDS`,
+    `SLUICE_GIT_POLL_SECONDS`…, as `sluice worker` reads them); ValueError names a bad one."""
     metrics_port = args.metrics_port
     if metrics_port is None:
-        try:
-            endpoint = metrics_endpoint()
-        except ValueError as e:
-            warn(f"error: {e}")
-            return 2
+        endpoint = metrics_endpoint(env)
         metrics_port = endpoint.port if endpoint is not None else -1
-    options = StackOptions(
+    return StackOptions(
         state_dir=args.state_dir,
         namespace=args.namespace,
         application_namespaces=tuple(
@@ -103,8 +103,17 @@ def run(args: argparse.Namespace) -> int:
         nats_url=args.nats_url,
         redis_url=args.redis_url,
         controller_delay=args.controller_delay,
+        timing=Settings.from_env(env).timing,
         plugins_dir=args.plugins_dir,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        options = stack_options(args, os.environ)
+    except ValueError as e:
+        warn(f"error: {e}")
+        return 2
     try:
         return serve_forever(_up(options, args))
     except KeyboardInterrupt:
