@@ -11,7 +11,9 @@ process writes, whoever wrote it, is shaped the same way:
   function)`), never a multi-line traceback. A malformed request, a client that resets
   its connection or an event stream whose reader went away is one line; so is an
   exception nobody caught (`sys.excepthook`, `threading.excepthook`), logged as
-  `process.uncaught` before the process exits.
+  `process.uncaught` before the process exits, and one nobody could catch (raised in a
+  `__del__`, a finalizer, a transport closed after its loop: `sys.unraisablehook`),
+  logged as `process.unraisable`.
 - JSON lines in production (`SLUICE_LOG_FORMAT=json`, or whenever stderr is not a
   terminal), a readable console renderer on a terminal.
 
@@ -134,6 +136,14 @@ def _log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
     )
 
 
+def _log_unraisable(unraisable: "sys.UnraisableHookArgs") -> None:
+    what = unraisable.err_msg or "Exception ignored in"
+    target = repr(unraisable.object)[:200] if unraisable.object is not None else ""
+    structlog.get_logger(component="process").error(
+        "process.unraisable", message=what, object=target, exc_info=unraisable.exc_value
+    )
+
+
 def configure(
     level: str | None = None, fmt: str | None = None, *, stream: TextIO | None = None
 ) -> None:
@@ -178,3 +188,6 @@ def configure(
     root.setLevel(logging.WARNING)
     sys.excepthook = _log_uncaught
     threading.excepthook = _log_uncaught_in_thread
+    if sys.unraisablehook is sys.__unraisablehook__:
+        # A test runner's own hook (pytest's, which fails the test) is left in place.
+        sys.unraisablehook = _log_unraisable

@@ -1,5 +1,8 @@
 """Every log line goes through redaction and stays one line, whoever wrote it."""
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 from app.log_setup import error_text, one_line_exception, redact_event
@@ -46,3 +49,37 @@ def test_an_http_parser_error_loses_the_input_it_quotes() -> None:
     assert error_text(exc) == (
         "LineTooLong: 400, message: Got more than 8190 bytes when reading: b'…'."
     )
+
+
+UNRAISABLE = f"""
+import gc
+from app import log_setup
+
+class Leaky:
+    def __del__(self):
+        raise RuntimeError("closed with Authorization: Bearer {TOKEN}")
+
+log_setup.configure(level="info", fmt="json")
+Leaky()
+gc.collect()
+raise ValueError("nobody caught this")
+"""
+
+
+def test_an_exception_nobody_could_catch_is_one_redacted_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", UNRAISABLE],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stderr.splitlines()]
+    assert [line["event"] for line in lines] == ["process.unraisable", "process.uncaught"]
+    assert lines[0]["error"].startswith("RuntimeError: closed with Authorization: Bearer ***")
+    assert "Leaky.__del__" in lines[0]["message"] + lines[0]["object"]
+    assert lines[1]["error"].startswith("ValueError: nobody caught this")
+    assert "Traceback" not in done.stderr
+    assert TOKEN not in done.stderr
