@@ -16,7 +16,12 @@ state), and each stored state records the step of the message whose handling sto
 - RESUMED: the message is the one whose handling stored the current state, delivered
   again: its handler died (or a publish failed) after persisting, perhaps before acting or
   following on. What the state still owes is done again: actions in flight (idempotent),
-  the follow-up (the next step, a timer, the finish: idempotent too).
+  the follow-up (the next step, a timer, the finish: idempotent too). A message naming a
+  step that handling passed through (between `origin` and the stored step: a wake-up the
+  watcher published while it ran) is RESUMED too: step messages of one app coalesce, the
+  highest step winning, so when the storing message is redelivered (its handler failed
+  reading the cluster after storing a step due at once) beside such a wake-up, the
+  wake-up is what arrives, and were it STALE nothing would take the operation further.
 - STALE: another operation, or a step whose state has been taken further since.
 
 An operation restored from the Application after Redis lost it (`restored`) and not
@@ -80,13 +85,14 @@ def arrival(
     restored: bool = False,
 ) -> Arrival:
     """How a message for (`operation`, `step`) relates to the stored operation `stored`,
-    which stands at `stored_step` and was stored handling the message of step `origin`;
+    which stands at `stored_step` and was stored handling the message of step `origin`
+    (taking the steps from `origin` to `stored_step` in that one handling);
     `restored`: it was restored from the Application and is not planned again yet."""
     if stored != operation:
         return Arrival.STALE
     if step == stored_step or restored:
         return Arrival.CURRENT
-    if step == origin:
+    if origin <= step < stored_step:
         return Arrival.RESUMED
     return Arrival.STALE
 

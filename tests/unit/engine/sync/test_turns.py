@@ -122,7 +122,8 @@ def test_what_a_step_message_calls_for(
     [
         pytest.param("op-2", 7, Arrival.CURRENT, id="the-stored-step-is-taken"),
         pytest.param("op-2", 4, Arrival.RESUMED, id="the-storing-message-resumes"),
-        pytest.param("op-2", 6, Arrival.STALE, id="a-step-taken-since-is-stale"),
+        pytest.param("op-2", 6, Arrival.RESUMED, id="a-step-the-storing-handling-passed"),
+        pytest.param("op-2", 3, Arrival.STALE, id="a-step-before-the-storing-one-is-stale"),
         pytest.param("op-2", 8, Arrival.STALE, id="a-future-step-is-stale"),
         pytest.param("op-1", 7, Arrival.STALE, id="another-operation-is-stale"),
     ],
@@ -130,6 +131,9 @@ def test_what_a_step_message_calls_for(
 def test_a_step_message_acts_only_on_the_stored_step_or_as_the_one_that_stored_it(
     operation: str, step: int, expected: Arrival
 ) -> None:
+    """Step 6 is a wake-up published while the handling of step 4 took steps 4 to 7: when
+    the message of 4 is redelivered (its handler failed after storing 7, a step due at
+    once) it coalesces with that wake-up, and only the wake-up arrives."""
     assert arrival(operation, step, stored="op-2", stored_step=7, origin=4) is expected
 
 
