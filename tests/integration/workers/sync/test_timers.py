@@ -30,21 +30,28 @@ def settings(settings: Settings) -> Settings:
     return replace(settings, timing=replace(settings.timing, wave_delay=3.0))
 
 
-async def test_a_stale_timer_replacing_the_wave_delay_does_not_strand_the_operation(
-    runtime: Runtime, shop: Shop, sync_workers: None
-) -> None:
-    await shop.deploy(config_map("first", {WAVE: "0"}), config_map("second", {WAVE: "1"}))
-    operation = await shop.start()
+async def waiting_out_the_wave_delay(runtime: Runtime, shop: Shop, operation: str) -> SyncRecord:
+    """The stored operation once it waits out a wave delay."""
 
-    async def waiting_out_the_wave_delay() -> SyncRecord | None:
+    async def waiting() -> SyncRecord | None:
         record = await runtime.operations.load_sync(shop.ref)
         if record is None or record.id != operation or record.sync is None:
             return None
         then = SyncState.from_dict(record.sync).next
         return record if isinstance(then, Wait) and not then.wakeable else None
 
-    record = await eventually(waiting_out_the_wave_delay, what="the wave delay")
+    record = await eventually(waiting, what="the wave delay")
     assert record is not None
+    return record
+
+
+async def test_a_stale_timer_replacing_the_wave_delay_does_not_strand_the_operation(
+    runtime: Runtime, shop: Shop, sync_workers: None
+) -> None:
+    await shop.deploy(config_map("first", {WAVE: "0"}), config_map("second", {WAVE: "1"}))
+    operation = await shop.start()
+
+    record = await waiting_out_the_wave_delay(runtime, shop, operation)
     earlier = [step for step in range(record.step) if step != record.origin]
     assert earlier, f"no step taken before {record.step} but the storing one"
     late = SyncStep(shop.ref, operation, earlier[-1], "a late follow-up of an earlier step")
@@ -65,15 +72,8 @@ async def test_a_wake_up_coalesced_with_a_redelivery_takes_the_step_due_at_once(
     await shop.deploy(config_map("first", {WAVE: "0"}), config_map("second", {WAVE: "1"}))
     operation = await shop.start()
 
-    async def waiting_out_the_wave_delay() -> SyncRecord | None:
-        record = await runtime.operations.load_sync(shop.ref)
-        if record is None or record.id != operation or record.sync is None:
-            return None
-        then = SyncState.from_dict(record.sync).next
-        return record if isinstance(then, Wait) and not then.wakeable else None
-
-    record = await eventually(waiting_out_the_wave_delay, what="the wave delay")
-    assert record is not None and record.sync is not None
+    record = await waiting_out_the_wave_delay(runtime, shop, operation)
+    assert record.sync is not None
     due = replace(SyncState.from_dict(record.sync), next=Continue("a task failed"))
     stored = await runtime.operations.advance(
         shop.ref, operation, record.step, operation_state(due), due.to_dict(), origin=record.origin
