@@ -67,6 +67,10 @@ class EventConsumer:
         self._loop: asyncio.Task[None] | None = None
         self._slots = asyncio.Semaphore(self._settings.concurrency)
         self._running: set[asyncio.Task[None]] = set()
+        self._stopping = False
+        """Set by `stop`: the pull loop ends even if its cancellation is lost. nats-py's fetch
+        waits with `asyncio.wait_for`, which on Python 3.11 swallows a cancellation that
+        arrives as its timeout expires, and the loop then fetched again for good."""
 
     async def start(self) -> None:
         self._sub = await self._bus.js.pull_subscribe_bind(
@@ -76,6 +80,7 @@ class EventConsumer:
         self._log.info("consumer.started")
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._loop is not None:
             self._loop.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -92,7 +97,7 @@ class EventConsumer:
 
     async def _pull(self) -> None:
         assert self._sub is not None
-        while True:
+        while not self._stopping:
             await self._slots.acquire()
             try:
                 msgs = await self._sub.fetch(1, timeout=self._settings.fetch_wait)
