@@ -47,7 +47,7 @@ def _loader(module: types.ModuleType) -> Callable[[str], object]:
     return load
 
 
-def _defer(name: str, directory: str) -> types.ModuleType:
+def _defer(name: str, directory: str) -> None:
     spec = importlib.util.spec_from_file_location(
         name, os.path.join(directory, "__init__.py"), submodule_search_locations=[directory]
     )
@@ -58,7 +58,6 @@ def _defer(name: str, directory: str) -> types.ModuleType:
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[parent], child, module)
-    return module
 
 
 def _register() -> None:
