@@ -1,5 +1,6 @@
 """The embedded Redis: which binary, a free port, no persistence unless asked, a clean stop."""
 
+import random
 import socket
 from pathlib import Path
 
@@ -78,24 +79,37 @@ async def test_unreachable_redis_is_a_clear_error_without_the_password() -> None
     assert "hunter2" not in text
 
 
-KEYS_TO_LOAD = 40
-LOAD_DELAY_MICROSECONDS = 100_000
-"""Redis's own test setting: each key of the dataset takes 0.1 s to load (4 s in all)."""
+KEYS_TO_LOAD = 200
+VALUE = random.Random(0).randbytes(65536)
+"""12.5 MiB in all, incompressible: Redis answers clients while loading only once per
+2 MiB it has read."""
+LOAD_DELAY_MICROSECONDS = 20_000
+"""Redis's own test setting: each key takes 20 ms to load, 4 s in all."""
 
 
 def _persisted_dataset(tmp_path: Path) -> Path:
     """A state directory whose Redis dataset is in RDB form, where the load delay applies."""
     options = RedisOptions(state_dir=tmp_path, persist=True)
     with RedisServer.start(options) as server, redis.Redis.from_url(server.url) as client:
-        for n in range(KEYS_TO_LOAD):
-            client.set(f"key-{n}", b"x" * 4096)
+        with client.pipeline(transaction=False) as pipe:
+            for n in range(KEYS_TO_LOAD):
+                pipe.set(f"key-{n}", VALUE)
+            pipe.execute()
         client.bgrewriteaof()
         until(
-            lambda: client.info("persistence")["aof_rewrite_in_progress"] == 0,
-            timeout=30,
+            lambda: _rewritten(client.info("persistence")),
+            timeout=60,
             what="the append-only file rewritten",
         )
     return tmp_path / "redis"
+
+
+def _rewritten(info: dict[str, object]) -> bool:
+    return (
+        info["aof_rewrite_in_progress"] == 0
+        and info["aof_rewrite_scheduled"] == 0
+        and info["aof_last_bgrewrite_status"] == "ok"
+    )
 
 
 def _start_loading(workdir: Path) -> tuple[ServerProcess, int]:
@@ -106,7 +120,6 @@ def _start_loading(workdir: Path) -> tuple[ServerProcess, int]:
         "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
         "--save", "", "--appendonly", "yes", "--daemonize", "no",
         "--key-load-delay", str(LOAD_DELAY_MICROSECONDS),
-        "--loading-process-events-interval-bytes", "1024",
     ]  # fmt: skip
     process = ServerProcess("redis-server", argv, workdir / "slow.log")
     until(
@@ -118,7 +131,9 @@ def _start_loading(workdir: Path) -> tuple[ServerProcess, int]:
 
 
 def _info(port: int) -> bytes:
-    return ask("127.0.0.1", port, b"INFO\r\n", complete=embedded.bulk_complete) or b""
+    # A loading Redis answers only between chunks of its dataset: wait for the next one.
+    reply = ask("127.0.0.1", port, b"INFO\r\n", complete=embedded.bulk_complete, timeout=2)
+    return reply or b""
 
 
 async def test_a_loading_redis_is_waited_for_not_served(tmp_path: Path) -> None:
@@ -126,7 +141,7 @@ async def test_a_loading_redis_is_waited_for_not_served(tmp_path: Path) -> None:
     try:
         assert not embedded.serving("127.0.0.1", port, process.pid)
         client = await connect(RedisSettings(url=f"redis://127.0.0.1:{port}/0", timeout=60))
-        assert await client.get("key-0") == b"x" * 4096
+        assert await client.get("key-0") == VALUE
         await client.aclose()
         assert embedded.serving("127.0.0.1", port, process.pid)
     finally:
