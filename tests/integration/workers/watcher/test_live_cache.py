@@ -64,8 +64,14 @@ async def test_the_cache_is_warm_after_the_first_list_with_exactly_the_tracked_o
         return await cached(runtime)
 
     assert await eventually(warm, what="a warm cache") == {"mine": "1"}
-    empty = await runtime.live.read(AppRef(NAMESPACE, "empty"))
-    assert empty.warm and empty.objects == {}
+
+    empty = AppRef(NAMESPACE, "empty")
+
+    async def empty_warm() -> bool:
+        return (await runtime.live.read(empty)).warm
+
+    await eventually(empty_warm, what="the cache of the app tracking nothing to warm")
+    assert (await runtime.live.read(empty)).objects == {}
 
 
 async def test_adds_changes_and_deletes_are_mirrored(
