@@ -1,6 +1,7 @@
 """A server child process: start it, wait until it answers, stop it within a deadline."""
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -16,18 +17,49 @@ POLL_INTERVAL = 0.02
 """Seconds between readiness probes while a server starts."""
 LOG_TAIL_BYTES = 2000
 """How much of a server's log an error quotes."""
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+"""Where Linux says which ports outgoing connections take."""
+DEFAULT_EPHEMERAL_RANGE = (32768, 60999)
+"""Linux's default ephemeral range, assumed where the file cannot be read."""
+FIRST_KEPT_PORT = 20000
+"""The lowest port `free_port` picks (below it sit the usual services: 4222, 6379, 8080)."""
+PORT_PICKS = 50
+"""Ports `free_port` tries below the ephemeral range before asking the kernel."""
 
 
 class EmbeddedError(RuntimeError):
     """A local server could not be found, started or reached; the text says what to do."""
 
 
-def free_port(host: str) -> int:
-    """A TCP port that was free on `host` a moment ago (the caller retries on a clash)."""
+def ephemeral_range(path: Path = EPHEMERAL_RANGE_FILE) -> tuple[int, int]:
+    """The ports the kernel hands out as source ports of outgoing connections."""
+    try:
+        low, high = (int(part) for part in path.read_text().split())
+    except (OSError, ValueError):
+        return DEFAULT_EPHEMERAL_RANGE
+    return low, high
+
+
+def free_port(host: str, *, ephemeral: tuple[int, int] | None = None) -> int:
+    """A TCP port that was free on `host` a moment ago (the caller retries on a clash).
+
+    It is picked below the kernel's ephemeral range, so a server started again on it after a
+    crash cannot find it taken by an outgoing connection's source port; the kernel's own
+    pick is the fallback when nothing there is free.
+    """
+    low, _ = ephemeral or ephemeral_range()
+    candidates = range(FIRST_KEPT_PORT, low)
+    for port in random.sample(candidates, min(PORT_PICKS, len(candidates))):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-        return port
+        picked: int = sock.getsockname()[1]
+        return picked
 
 
 def log_tail(path: Path) -> str:
