@@ -39,15 +39,18 @@ _TRANSIENT = (
 )
 
 
-async def publish(bus: Bus, channel: Channel[M], message: M) -> int:
+async def publish(bus: Bus, channel: Channel[M], message: M, *, deduplicate: bool = True) -> int:
     """Publish `message` on its app's subject; the stream sequence, or BusError.
 
     Messages with a `dedup_id` carry it as `Nats-Msg-Id`: the same step published twice
     within the duplicate window (a crashed worker replaying its last step) is stored once.
+    `deduplicate=False` sends it without: for a message that is no replay although an
+    earlier one had the same id (a step asked again after Redis lost the operation it
+    belonged to, whose first message was taken already).
     """
     subject = subjects.work(channel.work, message.app)
     data = encode(message)
-    dedup = message.dedup_id()
+    dedup = message.dedup_id() if deduplicate else ""
     headers = {MSG_ID: dedup} if dedup else None
     deadline = time.monotonic() + PUBLISH_DEADLINE
     pause = RETRY_PAUSE

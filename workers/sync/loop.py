@@ -173,8 +173,12 @@ class OperationLoop:
             return False
         restored = await self._rt.operations.restore(ctx.ref, ctx.operation_id, step, written)
         if restored and self._role is Role.HOOKS:
+            # The sync worker may have taken a SyncStep of this very step before Redis lost
+            # the operation (the watcher's wake-up, say): as its duplicate, this one would
+            # be dropped and the operation never planned again.
             reason = "plan the operation restored from the Application"
-            await publish(self._rt.bus, SYNC, SyncStep(ctx.ref, ctx.operation_id, step, reason))
+            message = SyncStep(ctx.ref, ctx.operation_id, step, reason)
+            await publish(self._rt.bus, SYNC, message, deduplicate=False)
         ctx.log.info(
             "sync.restored" if restored else "sync.restore_refused",
             step=step,

@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from app.bus.messages import SYNC, SyncStep
+from app.bus import subjects
+from app.bus.messages import HOOK as HOOK_WORK
+from app.bus.messages import SYNC, HookRequest, SyncStep
 from app.bus.publish import publish
-from app.bus.subjects import EventType
+from app.bus.subjects import EventType, Work
 from app.cluster import PatchType
 from app.model import codec
 from app.model.application import API_VERSION, KIND
@@ -69,6 +71,33 @@ async def _operation_state(rt: Runtime) -> dict[str, Any]:
     return state
 
 
+async def _write_running(rt: Runtime, name: str, now: dt.datetime) -> OperationState:
+    """The Application says an operation runs (what survives Redis losing it)."""
+    written = OperationState(
+        operation=Operation(
+            sync=SyncOperation(prune=True), initiated_by=OperationInitiator(username="tester")
+        ),
+        phase=OperationPhase.RUNNING,
+        message="waiting for healthy state of /ConfigMap/cfg",
+        started_at=format_time(now),
+    )
+    await rt.control_plane.patch(
+        API_VERSION,
+        KIND,
+        name,
+        {"status": {"operationState": codec.encode(written)}},
+        namespace=CONTROL,
+        patch_type=PatchType.MERGE,
+    )
+    return written
+
+
+async def _all_taken(rt: Runtime, kind: Work) -> bool:
+    """Every message of `kind` was delivered and acknowledged."""
+    info = await rt.bus.js.consumer_info(subjects.WORK_STREAM, subjects.consumer(kind))
+    return bool(info.num_pending == 0 and info.num_ack_pending == 0)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "flush_once",
@@ -108,6 +137,7 @@ async def test_an_operation_survives_redis_losing_everything(
         return state if state.get("phase") == "Succeeded" else None
 
     state = await eventually(succeeded, timeout=90, what="the operation to succeed")
+    assert state is not None
     assert state["syncResult"]["revision"] == commit
     assert sorted(name for _, name in recorder.added("jobs")) == ["post", "pre"]
 
@@ -132,26 +162,35 @@ async def test_an_operation_restored_at_an_older_step_is_planned_by_a_later_mess
     await shop.deploy(config_map("cfg"))
     now = dt.datetime.now(dt.UTC)
     operation_id = new_operation_id(now)
-    written = OperationState(
-        operation=Operation(
-            sync=SyncOperation(prune=True), initiated_by=OperationInitiator(username="tester")
-        ),
-        phase=OperationPhase.RUNNING,
-        message="waiting for healthy state of /ConfigMap/cfg",
-        started_at=format_time(now),
-    )
-    await runtime.control_plane.patch(
-        API_VERSION,
-        KIND,
-        shop.name,
-        {"status": {"operationState": codec.encode(written)}},
-        namespace=CONTROL,
-        patch_type=PatchType.MERGE,
-    )
+    written = await _write_running(runtime, shop.name, now)
     assert await runtime.operations.restore(shop.ref, operation_id, 3, written)
     await publish(
         runtime.bus, SYNC, SyncStep(shop.ref, operation_id, 5, "delay between sync waves")
     )
+
+    state = await shop.finished(operation_id)
+    assert state.phase is OperationPhase.SUCCEEDED
+    assert (await shop.live("ConfigMap", "cfg"))["metadata"]["name"] == "cfg"
+
+
+@pytest.mark.usefixtures("sync_workers")
+async def test_a_hook_worker_that_restored_an_operation_gets_it_planned_after_a_wake_up(
+    runtime: Runtime, shop: Shop
+) -> None:
+    """The sync worker took a step message (the watcher's wake-up) before Redis lost the
+    operation; the hook message of that step, redelivered, restores the operation and
+    hands it to the sync worker with a message of the same step, which must not be
+    dropped as a duplicate of the first: the operation is planned, resumes and ends."""
+    await shop.deploy(config_map("cfg"))
+    now = dt.datetime.now(dt.UTC)
+    operation_id = new_operation_id(now)
+    wake_up = SyncStep(shop.ref, operation_id, 3, "a hook changed")
+    await publish(runtime.bus, SYNC, wake_up)
+    await eventually(
+        lambda: _all_taken(runtime, Work.SYNC), timeout=20, what="the wake-up to be taken"
+    )
+    await _write_running(runtime, shop.name, now)
+    await publish(runtime.bus, HOOK_WORK, HookRequest(shop.ref, operation_id, 3, "redelivered"))
 
     state = await shop.finished(operation_id)
     assert state.phase is OperationPhase.SUCCEEDED
