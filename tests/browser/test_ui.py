@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from app import examples
-from tests.browser.conftest import Up, until
+from tests.browser.conftest import Up
 from tests.support.gitrepo import GitRepo, manifests
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -193,37 +194,49 @@ def test_html_and_script_in_names_and_messages_render_as_text(page: Page, sluice
     assert page.evaluate("window.__owned") is None
 
 
+FOCUSED = """() => {
+    const el = document.activeElement;
+    if (!el) return "nothing";
+    const name = el.getAttribute("data-focus") || (el.textContent || "").trim().slice(0, 24);
+    return `${el.tagName.toLowerCase()} ${name}`;
+}"""
+"""What has keyboard focus, for a failure message: tag and data-focus (or text)."""
+
+
+TABBABLE = """() => document.querySelectorAll(
+    'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]'
+).length"""
+"""How many elements Tab may stop at: one full round of them visits each."""
+
+
+def _tab_to(page: Page, target: Locator, what: str) -> None:
+    """Press Tab until `target` has focus, for at most one full round of the page (from
+    wherever focus starts, the browser's own stops included); fail with where focus went."""
+    path = [page.evaluate(FOCUSED)]
+    for _ in range(page.evaluate(TABBABLE) + 3):
+        if target.evaluate("el => el === document.activeElement"):
+            return
+        page.keyboard.press("Tab")
+        path.append(page.evaluate(FOCUSED))
+    pytest.fail(f"Tab never reached {what}; focus went: {' → '.join(path)}")
+
+
 def test_every_action_is_reachable_with_the_keyboard(page: Page, sluice_up: Up) -> None:
     page.goto(f"{sluice_up.url}/#/applications")
     link = page.locator("[data-app='sluice/guestbook'] h3 a")
     expect(link).to_be_visible(timeout=LIVE)
-    for _ in range(60):
-        if link.evaluate("el => el === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    else:
-        pytest.fail("Tab never reached the guestbook tile")
+    _tab_to(page, link, "the guestbook tile")
     page.keyboard.press("Enter")
     sync = page.get_by_role("button", name="Sync", exact=True)
     expect(sync).to_be_visible()
-    for _ in range(30):
-        if sync.evaluate("el => el === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    else:
-        pytest.fail("Tab never reached the Sync button")
+    _tab_to(page, sync, "the Sync button")
     page.keyboard.press("Enter")
     expect(page.locator("dialog[open]")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.locator("dialog[open]")).to_have_count(0)
     node = page.locator(".graph .node[data-kind=Deployment]")
     expect(node).to_be_visible(timeout=LIVE)
-    for _ in range(60):
-        if node.evaluate("el => el === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    else:
-        pytest.fail("Tab never reached the Deployment node")
+    _tab_to(page, node, "the Deployment node")
     page.keyboard.press("Enter")
     expect(page.locator("dialog[open]")).to_contain_text("Deployment guestbook-ui")
     page.keyboard.press("ArrowRight")
