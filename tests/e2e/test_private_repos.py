@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import pytest
 import yaml
 
 from app.cluster import Cluster, load_kubeconfig
+from app.embedded.process import free_port
 from tests.e2e.processes import REPO, SLUICE
 from tests.integration.repo.private import sampled_processes
 from tests.support.fixtures_git_servers import HTTPS_PASSWORD, HTTPS_USER, configmap
@@ -50,13 +50,6 @@ class Done:
     code: int
     out: str
     err: str
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -108,7 +101,7 @@ class Up:
 @pytest.fixture
 async def up(tmp_path: Path) -> AsyncIterator[Up]:
     state = tmp_path / "state"
-    port = _free_port()
+    port = free_port(HOST)
     env = {
         key: value
         for key, value in os.environ.items()

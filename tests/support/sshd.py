@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.embedded.process import free_port
 from tests.support.keys import HOST, SshKeyPair, ssh_key_pair
 
 SSHD = "/usr/sbin/sshd"
@@ -22,13 +23,6 @@ SSHD = "/usr/sbin/sshd"
 
 def available() -> bool:
     return os.path.exists(SSHD) and shutil.which("ssh") is not None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -73,7 +67,7 @@ def start_sshd(directory: Path, root: Path) -> SshServer:
     os.chmod(authorized, 0o600)
     if os.geteuid() == 0:
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)
-    port = _free_port()
+    port = free_port(HOST)
     config = directory / "sshd_config"
     config.write_text(
         "\n".join(
