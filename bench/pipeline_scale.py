@@ -54,6 +54,8 @@ class Deployed:
     after: dict[str, Usage]
     requests: dict[str, int]
     """Requests the local cluster served during the deployment, by verb."""
+    traffic: dict[str, int]
+    """Redis commands by name and JetStream messages by stream during the deployment."""
     comparisons: list[int]
     """Comparisons stored per app by the time all were Synced + Healthy."""
     floor_seconds: float
@@ -65,9 +67,11 @@ class Deployed:
 async def run(options: FleetOptions) -> Deployed:
     async with Fleet.open(options) as fleet:
         before, counts = fleet.usage(), await fleet.request_counts()
+        traffic = await fleet.traffic()
         seconds = await fleet.deploy()
         after = fleet.usage()
         requests = difference(counts, await fleet.request_counts())
+        traffic = difference(traffic, await fleet.traffic())
         load = load_average()
         states = await status.read(fleet.runtime.redis, fleet.apps)
         floor = await apply_floor(
@@ -77,7 +81,7 @@ async def run(options: FleetOptions) -> Deployed:
             options.concurrency,
         )
         seqs = [s.seq for s in states.values()]
-        return Deployed(seconds, before, after, requests, seqs, floor, load)
+        return Deployed(seconds, before, after, requests, traffic, seqs, floor, load)
 
 
 def comparisons(seqs: list[int]) -> str:
@@ -89,6 +93,18 @@ def per_app(result: Deployed, options: FleetOptions) -> str:
     """Requests the cluster served per app, by verb (the floor: 1 + 2 x resources creates)."""
     counts = {verb: n / options.apps for verb, n in result.requests.items()}
     return ", ".join(f"{verb} {n:.1f}" for verb, n in sorted(counts.items())) or "none"
+
+
+def traffic_per_app(result: Deployed, options: FleetOptions, prefix: str, top: int) -> str:
+    """The `top` largest counts of `prefix` ("redis " or "nats ") per app, and their sum."""
+    counts = {
+        name.removeprefix(prefix): n / options.apps
+        for name, n in result.traffic.items()
+        if name.startswith(prefix)
+    }
+    largest = sorted(counts.items(), key=lambda item: -item[1])[:top]
+    listed = ", ".join(f"{name} {n:.1f}" for name, n in largest)
+    return f"{sum(counts.values()):.1f} ({listed})"
 
 
 def one_report(options: FleetOptions, result: Deployed, argv: list[str]) -> None:
@@ -111,6 +127,8 @@ def one_report(options: FleetOptions, result: Deployed, argv: list[str]) -> None
             Line("cluster requests", verbs(result.requests)),
             Line("cluster requests per app", per_app(result, options)),
             Line("comparisons per app", comparisons(result.comparisons), "<= 2 on average"),
+            Line("Redis commands per app", traffic_per_app(result, options, "redis ", 6)),
+            Line("stream messages per app", traffic_per_app(result, options, "nats ", 2)),
             Line("by process", ""),
             *usage_lines(before, after),
         ],

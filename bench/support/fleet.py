@@ -10,7 +10,8 @@ and warmed its caches before anything is measured.
 
 Then `deploy()` registers every app and waits until all are Synced + Healthy; `usage()`
 reads CPU seconds and peak RSS by process group; `request_counts()` reads the local
-cluster's requests by verb; `wait_idle()` waits until the workers use no CPU.
+cluster's requests by verb; `traffic()` counts Redis commands by name and messages stored
+in each JetStream stream; `wait_idle()` waits until the workers use no CPU.
 """
 
 import asyncio
@@ -24,6 +25,7 @@ from pathlib import Path
 import aiohttp
 import yaml
 
+from app.bus import subjects
 from app.bus.connection import NatsSettings
 from app.embedded.nats import NatsOptions, NatsServer
 from app.embedded.redis import RedisOptions, RedisServer
@@ -222,6 +224,22 @@ class Fleet:
                 return
             before = now
         raise TimeoutError(f"the workers were still busy after {self.options.timeout:g} s")
+
+    async def traffic(self) -> dict[str, int]:
+        """Redis commands served so far by name (`redis GET`, ...) and the messages each
+        JetStream stream has taken (`nats SLUICE_WORK`, ...): counts a loaded machine does
+        not move. The benchmark's own status reads are left out."""
+        stats = await self.runtime.redis.info("commandstats")
+        counts = {
+            f"redis {name.removeprefix('cmdstat_').upper()}": int(value["calls"])
+            for name, value in stats.items()
+        }
+        for name, sent in status.SENT.items():
+            counts[f"redis {name}"] = counts.get(f"redis {name}", 0) - sent
+        for stream in (subjects.WORK_STREAM, subjects.EVENTS_STREAM):
+            info = await self.runtime.bus.js.stream_info(stream)
+            counts[f"nats {stream}"] = info.state.last_seq
+        return counts
 
     async def request_counts(self) -> dict[str, int]:
         """The local cluster's resource requests so far, by verb."""

@@ -8,6 +8,7 @@ whole `ApplicationStatus` models 1,000 at a time while it measures.
 import asyncio
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -19,6 +20,8 @@ Condition = Callable[[AppRef, "AppState"], bool]
 """What `wait_until` waits for, app by app."""
 POLL_SECONDS = 0.01
 """Pause between two reads while waiting (the figure's resolution for one app)."""
+SENT: Counter[str] = Counter()
+"""Redis commands `read` has sent in this process, by name (the fleet's counts leave them out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,7 @@ class AppState:
 async def read(redis: Redis, apps: Iterable[AppRef]) -> dict[AppRef, AppState]:
     """The stored state of each app (a default AppState for one never compared)."""
     refs = list(apps)
+    SENT["HMGET"] += len(refs)
     async with redis.pipeline(transaction=False) as pipe:
         for ref in refs:
             pipe.hmget(keys.status(ref), ["seq", "status"])
