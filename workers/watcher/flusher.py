@@ -107,6 +107,19 @@ class _Held:
     since: float
     operation: str
     """The operation that was running: once it is not, its end has refreshed the app."""
+    patience: float
+    """Seconds the asks wait for that refresh before they go out anyway."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Operation:
+    """An app's operation as the flusher reads it."""
+
+    id: str
+    step: int | None
+    """The step to wake (None: none to wake)."""
+    finishing: bool = False
+    """Ended, not finalized yet: the refresh of its end is still to come."""
 
 
 class Flusher:
@@ -232,7 +245,7 @@ class Flusher:
         for ref in self._asks:
             due = min(due, self._last_refresh.get(ref, -math.inf) + window)
         for held in self._held.values():
-            due = min(due, held.since + self._settings.operation_refresh_window)
+            due = min(due, held.since + held.patience)
         for ref in self._wakes:
             due = min(due, self._last_wake.get(ref, -math.inf) + self._settings.wake_window)
         for ref in self._trees:
@@ -388,28 +401,34 @@ class Flusher:
             await self._send_refreshes(sends, now)
         await self._wake_operations(wakes, running, now)
 
-    async def _running(self, refs: Iterable[AppRef]) -> dict[AppRef, tuple[str, int | None]]:
-        """The running operation (id, current step) of each of these apps that has one."""
+    async def _running(self, refs: Iterable[AppRef]) -> dict[AppRef, _Operation]:
+        """The operation of each of these apps that runs, or has ended and is not
+        finalized yet (its end's refresh is still to be published)."""
         listed = list(refs)
         async with self._rt.redis.pipeline(transaction=False) as pipe:
             for ref in listed:
-                pipe.hmget(keys.operation(ref), "id", "step", "phase")
+                pipe.hmget(keys.operation(ref), "id", "step", "phase", "finalized")
             found = await pipe.execute()
-        return {
-            ref: (operation.decode(), None if step is None else int(step))
-            for ref, (operation, step, phase) in zip(listed, found, strict=True)
-            if phase in RUNNING and operation
-        }
+        operations = {}
+        for ref, (operation, step, phase, finalized) in zip(listed, found, strict=True):
+            if not operation or phase is None:
+                continue
+            if phase in RUNNING:
+                current = None if step is None else int(step)
+                operations[ref] = _Operation(operation.decode(), current)
+            elif not finalized:
+                operations[ref] = _Operation(operation.decode(), None, finishing=True)
+        return operations
 
     def _hold(
         self,
         due: dict[AppRef, _Pending],
-        running: dict[AppRef, tuple[str, int | None]],
+        running: dict[AppRef, _Operation],
         now: float,
     ) -> dict[AppRef, _Pending]:
         """The asks to send now; those of apps with a running operation are held."""
         for ref, held in list(self._held.items()):
-            if ref in running and running[ref][0] == held.operation:
+            if ref in running and running[ref].id == held.operation:
                 continue
             del self._held[ref]
             self._log.debug("refresh.covered", app=str(ref), operation=held.operation,
@@ -421,10 +440,15 @@ class Flusher:
             elif ref in self._held:
                 self._held[ref].pending.absorb(pending)
             else:
-                self._held[ref] = _Held(pending, now, running[ref][0])
-        window = self._settings.operation_refresh_window
+                operation = running[ref]
+                patience = (
+                    self._settings.finishing_wait
+                    if operation.finishing
+                    else self._settings.operation_refresh_window
+                )
+                self._held[ref] = _Held(pending, now, operation.id, patience)
         for ref, held in list(self._held.items()):
-            if now - held.since >= window:
+            if now - held.since >= held.patience:
                 sends[ref] = held.pending
                 del self._held[ref]
         return sends
@@ -450,7 +474,7 @@ class Flusher:
     async def _wake_operations(
         self,
         refs: list[AppRef],
-        running: dict[AppRef, tuple[str, int | None]],
+        running: dict[AppRef, _Operation],
         now: float,
     ) -> None:
         if not refs:
@@ -459,9 +483,9 @@ class Flusher:
         for ref in refs:
             self._last_wake[ref] = now
         steps = [
-            SyncStep(ref, running[ref][0], step, WAKE_REASON)
+            SyncStep(ref, running[ref].id, step, WAKE_REASON)
             for ref in refs
-            if ref in running and (step := running[ref][1]) is not None
+            if ref in running and (step := running[ref].step) is not None
         ]
         by_ref = {
             message.app: message

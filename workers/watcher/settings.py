@@ -33,6 +33,11 @@ class WatcherSettings:
     are refreshed at most once per this many seconds, and not at all once the operation
     has ended: its end refreshes the app on its own, after every change seen while it ran.
     So a sync costs one comparison at its end, while a long one still shows progress."""
+    finishing_wait: float = 1.0
+    """Once an app's operation has ended, until it is finalized (its end's refresh
+    published), changes of its objects wait at most this many seconds for that refresh,
+    which covers them: the sync's last writes, seen just after it stored its end, are
+    not compared twice. A finalization that takes longer lets them go out."""
     wake_window: float = 0.1
     """At most one sync wake-up per app per this many seconds (a waiting step re-checks the
     cluster when woken: this bounds sync latency)."""

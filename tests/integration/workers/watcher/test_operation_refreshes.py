@@ -26,6 +26,7 @@ def watcher_settings() -> WatcherSettings:
         lease_ttl=1.5,
         refresh_window=0.1,
         operation_refresh_window=120.0,
+        finishing_wait=120.0,
         tree_interval=0.05,
         retry_delay=0.2,
     )
@@ -53,7 +54,35 @@ async def test_changes_during_an_operation_wake_it_and_are_left_to_its_end(
 
     ended = OperationState(operation=running.operation, phase=OperationPhase.SUCCEEDED)
     assert await runtime.operations.advance(WEB, "op-1", begun.step + 2, ended)
+    assert await runtime.operations.mark_finalized(WEB, "op-1")
     await runtime.control_plane.create(tracked(config_map("after")))
     refresh = await published.refresh("web")
     assert refresh.reason == "ConfigMap/after changed", "the sync's writes were asked for again"
     assert len(published.steps) == 2
+
+
+async def test_changes_after_an_operation_ended_wait_for_its_finalized_refresh(
+    runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
+) -> None:
+    await kubectl_apply(kubectl, application("web"))
+    await published.refresh("web")
+    running = OperationState(
+        operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
+    )
+    begun = await runtime.operations.begin(WEB, "op-1", running)
+    assert begun is not None
+    ended = OperationState(operation=running.operation, phase=OperationPhase.SUCCEEDED)
+    assert await runtime.operations.advance(WEB, "op-1", begun.step, ended)
+    await runtime.control_plane.create(tracked(config_map("last-write")))
+
+    async def cached() -> bool:
+        snapshot = await runtime.live.read(WEB)
+        return any(key.name == "last-write" for key in snapshot.objects)
+
+    await eventually(cached, what="ConfigMap/last-write in the live cache")
+    assert await runtime.operations.mark_finalized(WEB, "op-1")
+    await runtime.control_plane.create(tracked(config_map("after-end")))
+    refresh = await published.refresh("web")
+    assert refresh.reason == "ConfigMap/after-end changed", (
+        "a change seen before the operation's end was finalized was compared again"
+    )
