@@ -1,7 +1,8 @@
 """One HTTP call to the API server: deadline, concurrency slot, size cap, raw JSON.
 
-Requests go through kubernetes-asyncio's ApiClient (its auth, TLS and connection pool)
-with `_preload_content=False`, so no typed model is ever built: the body is read here,
+Requests go out on kubernetes-asyncio's ApiClient's session (its auth, TLS, proxy and
+connection pool), sent here rather than by `call_api`, so no typed model is ever built
+and a body is encoded once: the answer is read here,
 capped at `max_response_bytes`, and decoded to plain dicts. Every failure leaves as a
 `ClusterError` built in `errors.py`; nothing else in the package looks at HTTP statuses.
 Every request is counted in `argocd_app_k8s_request_total` (status 0: no answer).
@@ -14,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
@@ -113,21 +115,58 @@ class Transport:
         client_timeout: aiohttp.ClientTimeout,
     ) -> aiohttp.ClientResponse:
         try:
-            resp: aiohttp.ClientResponse = await self._api.call_api(
-                path,
+            resp = await self._request(
                 method,
-                query_params=list(query),
-                header_params={"Accept": accept, "Content-Type": content_type},
+                path,
+                query=query,
                 body=body,
-                auth_settings=["BearerToken"],
-                _preload_content=False,
-                _request_timeout=client_timeout,
+                content_type=content_type,
+                accept=accept,
+                client_timeout=client_timeout,
             )
         except BaseException:
             count_k8s_request(self._server, method, path, query, 0)
             raise
         count_k8s_request(self._server, method, path, query, resp.status)
         return resp
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Query,
+        body: Any,
+        content_type: str,
+        accept: str,
+        client_timeout: aiohttp.ClientTimeout,
+    ) -> aiohttp.ClientResponse:
+        """One request on the ApiClient's own session, with its auth, TLS and proxy, as
+        `ApiClient.call_api` would send it, without its per-call work: the body is
+        encoded once, by orjson (call_api walks it to sanitize it, then encodes it with
+        the standard library: a fifth of the client's CPU per request)."""
+        api, rest = self._api, self._api.rest_client
+        headers = {"Accept": accept, "Content-Type": content_type, **api.default_headers}
+        if api.cookie:
+            headers["Cookie"] = api.cookie
+        token = (await api.configuration.auth_settings()).get("BearerToken")
+        if token:
+            headers[token["key"]] = token["value"]
+        url = api.configuration.host + path
+        if query:
+            url += "?" + urlencode(list(query))
+        options: dict[str, Any] = {}
+        if rest.proxy:
+            options["proxy"] = rest.proxy
+        if rest.proxy_headers:
+            options["proxy_headers"] = rest.proxy_headers
+        if rest.server_hostname:
+            options["server_hostname"] = rest.server_hostname
+        data = body if body is None or isinstance(body, bytes) else jsonio.dumps(body)
+        response: aiohttp.ClientResponse = await rest.pool_manager.request(
+            method, url, headers=headers, data=data, timeout=client_timeout, **options
+        )
+        return response
 
     async def call(
         self,
