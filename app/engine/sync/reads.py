@@ -7,6 +7,10 @@
 - the task that creates the destination namespace, until it ran (it runs only if the
   namespace is absent).
 
+The dry run that follows the namespace's creation judges no running task (it only
+validates the pending ones), so the namespace it created is first read for its health
+by the step after it.
+
 A pending or finished plain resource is never looked at, so reading it would be a wasted
 GET; on a first sync of N new objects that is most of the reads. Some steps look at
 nothing: actions already in flight are repeated as they are, a finished operation stays
@@ -37,14 +41,26 @@ def _looks_at_nothing(state: SyncState, now: datetime) -> bool:
     return state.retry_at is not None or state.phase is OperationPhase.TERMINATING
 
 
-def _needed(task: SyncTask, all_tasks_run: bool) -> bool:
+def _dry_run_next(state: SyncState) -> bool:
+    """The next step is the dry run: it judges no running task, so a namespace the sync
+    has just created need not be read again before it."""
+    return not state.dry_run_done and any(
+        not t.skipped and t.pending and not t.is_prune and not t.skip_dry_run
+        for t in state.tasks
+        if not t.creates_namespace
+    )
+
+
+def _needed(task: SyncTask, all_tasks_run: bool, dry_run_next: bool) -> bool:
     if task.hook:
         return True
     if all_tasks_run:
         return False
     if task.is_prune:
         return task.result in (None, ResultCode.PRUNED)
-    return (task.creates_namespace and task.pending) or task.running
+    if task.creates_namespace and task.pending:
+        return True
+    return task.running and not dry_run_next
 
 
 def objects_to_read(
@@ -60,8 +76,11 @@ def objects_to_read(
         return list(dict.fromkeys((t.key, t.api_version) for t in state.tasks if t.hook))
     if _looks_at_nothing(state, now):
         return []
+    dry_run_next = _dry_run_next(state)
     return list(
         dict.fromkeys(
-            (t.key, t.api_version) for t in state.tasks if _needed(t, state.all_tasks_run)
+            (t.key, t.api_version)
+            for t in state.tasks
+            if _needed(t, state.all_tasks_run, dry_run_next)
         )
     )

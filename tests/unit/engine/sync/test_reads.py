@@ -113,6 +113,14 @@ def namespace_created_meanwhile() -> tuple[SyncPlan, FakeCluster]:
     return made, cluster
 
 
+def namespace_created_by_the_sync() -> tuple[SyncPlan, FakeCluster]:
+    made = plan(
+        [obj("Deployment", "web"), obj("Service", "web", wave=2)],
+        application=app(sync_options=["CreateNamespace=true"]),
+    )
+    return made, FakeCluster(health_script={"web": [H.PROGRESSING, H.HEALTHY]})
+
+
 def pruned_object_held_by_a_finalizer() -> tuple[SyncPlan, FakeCluster]:
     held = obj("ConfigMap", "held")
     held["metadata"]["finalizers"] = ["example.com/keep"]
@@ -131,6 +139,7 @@ def pruned_object_held_by_a_finalizer() -> tuple[SyncPlan, FakeCluster]:
         pytest.param(failing_hook_with_sync_fail, id="failing-hook-syncfail"),
         pytest.param(prune_and_recreated_hook, id="prune-and-before-hook-creation"),
         pytest.param(namespace_created_meanwhile, id="create-namespace-found-existing"),
+        pytest.param(namespace_created_by_the_sync, id="create-namespace-absent"),
         pytest.param(pruned_object_held_by_a_finalizer, id="prune-waits-for-deletion"),
     ],
 )
@@ -190,3 +199,19 @@ def test_after_the_last_wave_only_hooks_are_read() -> None:
     ran = replace(state, tasks=done_tasks, all_tasks_run=True, next=Continue("all run"))
     assert keys_of(objects_to_read(ran, T0)) == ["Job/pre"]
     assert keys_of(objects_to_read(ran, T0, terminating=True)) == ["Job/pre"]
+
+
+def test_the_namespace_just_created_is_not_read_again_before_the_dry_run() -> None:
+    made = plan(
+        [obj("Deployment", "web"), obj("Service", "web")],
+        application=app(sync_options=["CreateNamespace=true"]),
+    )
+    cluster = FakeCluster()
+    state = start(made, T0)
+    assert keys_of(objects_to_read(state, T0)) == ["Namespace/shop"]
+    namespace = next_step(state, cluster.observe(state), T0)
+    state = record_results(namespace.state, cluster.run(namespace), T0)
+    assert objects_to_read(state, T0) == [], "the dry run judges no running task"
+    dry_run = next_step(state, observe_only(cluster, []), T0)
+    state = record_results(dry_run.state, cluster.run(dry_run), T0)
+    assert keys_of(objects_to_read(state, T0)) == ["Namespace/shop"]
