@@ -548,12 +548,14 @@ class CompareWorker:
     async def _emit_transitions(
         self, ref: AppRef, previous: ApplicationStatus | None, status: ApplicationStatus
     ) -> list[str]:
-        emitted = []
-        for change in transitions(previous, status):
-            event_type = EventType(change.transition.value)
-            await events.emit(self._rt.bus, ref, event_type, change.data, component="compare")
-            emitted.append(event_type.value)
-        return emitted
+        changes = [(EventType(c.transition.value), c.data) for c in transitions(previous, status)]
+        bus = self._rt.bus
+        # Published together, in order: their messages leave in one write, and the stream
+        # stores them in the order sent on the connection.
+        await asyncio.gather(
+            *(events.emit(bus, ref, kind, data, component="compare") for kind, data in changes)
+        )
+        return [kind.value for kind, _ in changes]
 
     async def _carry_out(self, run: _Run, reason: str, then: FollowUp) -> str:
         """Do what the auto-sync decision asks for; the id of the operation started, if any."""
