@@ -63,6 +63,16 @@ def _staging_dir(path: Path) -> Path | None:
     return Path(tempfile.mkdtemp(prefix=".init-", dir=path.parent))
 
 
+def _skeleton(path: Path, staging: Path) -> None:
+    """Make `staging` an empty bare repository of `path`'s format: what `git init --bare
+    --template=` writes, with `path`'s config (its object format), without starting a git
+    process for it (2 ms of each fetch on an idle machine, more under load)."""
+    for directory in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
+        (staging / directory).mkdir(parents=True)
+    (staging / "HEAD").write_text("ref: refs/heads/master\n")
+    shutil.copyfile(path / "config", staging / "config")
+
+
 def _borrow(path: Path, staging: Path) -> None:
     """Let `staging` use `path`'s objects, and tell servers where `path`'s history is cut
     (without its shallow list a server would think an ancestor of a shallow commit is
@@ -173,10 +183,7 @@ class CachedRepo:
             await asyncio.to_thread(tempfile.mkdtemp, prefix=".fetch-", dir=self.path.parent)
         )
         try:
-            await self._runner.run(
-                ["init", "--bare", "--quiet", "--template=", str(staging)],
-                what=f"preparing a fetch into the cache of {self.key}",
-            )
+            await asyncio.to_thread(_skeleton, self.path, staging)
             await asyncio.to_thread(_borrow, self.path, staging)
             depth = ["--depth=1"] if self._settings.shallow else []
             await self._fetch(
