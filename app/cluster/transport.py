@@ -144,7 +144,8 @@ class Transport:
         """One request on the ApiClient's own session, with its auth, TLS and proxy, as
         `ApiClient.call_api` would send it, without its per-call work: the body is
         encoded once, by orjson (call_api walks it to sanitize it, then encodes it with
-        the standard library: a fifth of the client's CPU per request)."""
+        the standard library: a sixth of the client's CPU per request, as
+        `bench/cluster_client` measures)."""
         api, rest = self._api, self._api.rest_client
         headers = {"Accept": accept, "Content-Type": content_type, **api.default_headers}
         if api.cookie:
