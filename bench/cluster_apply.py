@@ -28,8 +28,7 @@ import yaml
 
 from app import log_setup
 from app.cluster import Cluster, ClusterSettings, load_kubeconfig
-from app.localcluster.cluster import LocalCluster
-from app.localcluster.settings import ControllerSettings, LocalClusterSettings
+from bench.support import local_cluster
 
 SET_SIZE = 10
 
@@ -126,16 +125,6 @@ def manifest_set(namespace: str) -> list[dict[str, Any]]:
     ]
 
 
-async def serve(kubeconfig: Path) -> None:
-    """Run a local cluster (controller delay 0) until stdin closes; print `ready` once up."""
-    settings = LocalClusterSettings(
-        kubeconfig_path=kubeconfig, controllers=ControllerSettings(delay_seconds=0)
-    )
-    async with LocalCluster(settings):
-        print("ready", flush=True)
-        await asyncio.to_thread(sys.stdin.read)
-
-
 async def apply_all(cluster: Cluster, objects: list[dict[str, Any]], concurrency: int) -> None:
     """Server-side apply every object, `concurrency` at a time."""
     pending = iter(objects)
@@ -185,35 +174,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sets", type=int, default=200, help="manifest sets Sluice applies")
     parser.add_argument("--concurrency", type=int, default=16, help="Sluice requests in flight")
     parser.add_argument("--kubectl-runs", type=int, default=5, help="timed kubectl invocations")
-    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     log_setup.configure(level="warning")
-    if args.serve:
-        asyncio.run(serve(args.serve))
-        return 0
     if shutil.which("kubectl") is None:
         print("kubectl is not on PATH: the baseline needs it", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
         workdir = Path(tmp)
         kubeconfig = workdir / "kubeconfig"
-        server = subprocess.Popen(
-            [sys.executable, "-m", "bench.cluster_apply", "--serve", str(kubeconfig)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
         try:
-            assert server.stdout is not None and server.stdin is not None
-            if server.stdout.readline().strip() != "ready":
-                print("the local cluster did not start", file=sys.stderr)
-                return 1
-            objects, seconds = asyncio.run(sluice_rate(kubeconfig, args.sets, args.concurrency))
-            times = kubectl_seconds(kubeconfig, args.kubectl_runs, workdir)
-        finally:
-            if server.stdin is not None:
-                server.stdin.close()
-            server.wait(timeout=30)
+            with local_cluster.running(kubeconfig):
+                objects, seconds = asyncio.run(sluice_rate(kubeconfig, args.sets, args.concurrency))
+                times = kubectl_seconds(kubeconfig, args.kubectl_runs, workdir)
+        except RuntimeError as e:
+            print(e, file=sys.stderr)
+            return 1
     sluice = objects / seconds
     median = statistics.median(times)
     kubectl = SET_SIZE / median

@@ -14,7 +14,6 @@ the rounds, and its ratio to the baseline's; the server's CPU is not in it.
 import argparse
 import asyncio
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ from app import log_setup
 from app.cluster import Cluster, load_kubeconfig
 from app.cluster.transport import Transport
 from app.metrics.argocd import count_k8s_request
+from bench.support import local_cluster
 from bench.support.figures import Line, load_average, report
 
 CONCURRENCY = 16
@@ -114,22 +114,12 @@ def main(argv: list[str]) -> int:
     log_setup.configure(level="warning")
     with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
         kubeconfig = Path(tmp) / "kubeconfig"
-        server = subprocess.Popen(
-            [sys.executable, "-m", "bench.cluster_apply", "--serve", str(kubeconfig)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
         try:
-            assert server.stdout is not None and server.stdin is not None
-            if server.stdout.readline().strip() != "ready":
-                print("the local cluster did not start", file=sys.stderr)
-                return 1
-            ours, baseline = asyncio.run(measure(kubeconfig, args.rounds, args.requests))
-        finally:
-            if server.stdin is not None:
-                server.stdin.close()
-            server.wait(timeout=30)
+            with local_cluster.running(kubeconfig):
+                ours, baseline = asyncio.run(measure(kubeconfig, args.rounds, args.requests))
+        except RuntimeError as e:
+            print(e, file=sys.stderr)
+            return 1
     mine, theirs = statistics.median(ours), statistics.median(baseline)
     report(
         "cluster_client: client CPU per request (GET and server-side dry-run apply, "

@@ -114,33 +114,6 @@ class Transport:
         accept: str,
         client_timeout: aiohttp.ClientTimeout,
     ) -> aiohttp.ClientResponse:
-        try:
-            resp = await self._request(
-                method,
-                path,
-                query=query,
-                body=body,
-                content_type=content_type,
-                accept=accept,
-                client_timeout=client_timeout,
-            )
-        except BaseException:
-            count_k8s_request(self._server, method, path, query, 0)
-            raise
-        count_k8s_request(self._server, method, path, query, resp.status)
-        return resp
-
-    async def _request(
-        self,
-        method: str,
-        path: str,
-        *,
-        query: Query,
-        body: Any,
-        content_type: str,
-        accept: str,
-        client_timeout: aiohttp.ClientTimeout,
-    ) -> aiohttp.ClientResponse:
         """One request on the ApiClient's own session, with its auth, TLS and proxy, as
         `ApiClient.call_api` would send it, without its per-call work: the body is
         encoded once, by orjson (call_api walks it to sanitize it, then encodes it with
@@ -150,9 +123,6 @@ class Transport:
         headers = {"Accept": accept, "Content-Type": content_type, **api.default_headers}
         if api.cookie:
             headers["Cookie"] = api.cookie
-        token = (await api.configuration.auth_settings()).get("BearerToken")
-        if token:
-            headers[token["key"]] = token["value"]
         url = api.configuration.host + path
         if query:
             url += "?" + urlencode(list(query))
@@ -164,10 +134,18 @@ class Transport:
         if rest.server_hostname:
             options["server_hostname"] = rest.server_hostname
         data = body if body is None or isinstance(body, bytes) else jsonio.dumps(body)
-        response: aiohttp.ClientResponse = await rest.pool_manager.request(
-            method, url, headers=headers, data=data, timeout=client_timeout, **options
-        )
-        return response
+        try:
+            token = (await api.configuration.auth_settings()).get("BearerToken")
+            if token:
+                headers[token["key"]] = token["value"]
+            resp: aiohttp.ClientResponse = await rest.pool_manager.request(
+                method, url, headers=headers, data=data, timeout=client_timeout, **options
+            )
+        except BaseException:
+            count_k8s_request(self._server, method, path, query, 0)
+            raise
+        count_k8s_request(self._server, method, path, query, resp.status)
+        return resp
 
     async def call(
         self,

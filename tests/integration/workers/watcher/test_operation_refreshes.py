@@ -32,18 +32,27 @@ def watcher_settings() -> WatcherSettings:
     )
 
 
+RUNNING = OperationState(
+    operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
+)
+ENDED = OperationState(operation=RUNNING.operation, phase=OperationPhase.SUCCEEDED)
+
+
+async def operation_begun(runtime: Runtime, published: Published, kubectl: Kubectl) -> int:
+    """The app registered and compared, then operation op-1 begun; its first step."""
+    await kubectl_apply(kubectl, application("web"))
+    await published.refresh("web")
+    begun = await runtime.operations.begin(WEB, "op-1", RUNNING)
+    assert begun is not None
+    return begun.step
+
+
 async def test_changes_during_an_operation_wake_it_and_are_left_to_its_end(
     runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
 ) -> None:
-    await kubectl_apply(kubectl, application("web"))
-    await published.refresh("web")
-    running = OperationState(
-        operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
-    )
-    begun = await runtime.operations.begin(WEB, "op-1", running)
-    assert begun is not None
+    first = await operation_begun(runtime, published, kubectl)
     for step, name in enumerate(("applied", "applied-next")):
-        assert await runtime.operations.advance(WEB, "op-1", begun.step + step, running)
+        assert await runtime.operations.advance(WEB, "op-1", first + step, RUNNING)
         await runtime.control_plane.create(tracked(config_map(name)))
 
         async def woken(count: int = step + 1) -> bool:
@@ -52,8 +61,7 @@ async def test_changes_during_an_operation_wake_it_and_are_left_to_its_end(
         await eventually(woken, what=f"the wake-up for ConfigMap/{name}")
     assert published.refreshes_of("web") == [], "a change was compared while the sync ran"
 
-    ended = OperationState(operation=running.operation, phase=OperationPhase.SUCCEEDED)
-    assert await runtime.operations.advance(WEB, "op-1", begun.step + 2, ended)
+    assert await runtime.operations.advance(WEB, "op-1", first + 2, ENDED)
     assert await runtime.operations.mark_finalized(WEB, "op-1")
     await runtime.control_plane.create(tracked(config_map("after")))
     refresh = await published.refresh("web")
@@ -64,15 +72,8 @@ async def test_changes_during_an_operation_wake_it_and_are_left_to_its_end(
 async def test_changes_after_an_operation_ended_wait_for_its_finalized_refresh(
     runtime: Runtime, watcher: Watcher, published: Published, kubectl: Kubectl
 ) -> None:
-    await kubectl_apply(kubectl, application("web"))
-    await published.refresh("web")
-    running = OperationState(
-        operation=Operation(sync=SyncOperation(revision="abc")), phase=OperationPhase.RUNNING
-    )
-    begun = await runtime.operations.begin(WEB, "op-1", running)
-    assert begun is not None
-    ended = OperationState(operation=running.operation, phase=OperationPhase.SUCCEEDED)
-    assert await runtime.operations.advance(WEB, "op-1", begun.step, ended)
+    first = await operation_begun(runtime, published, kubectl)
+    assert await runtime.operations.advance(WEB, "op-1", first, ENDED)
     await runtime.control_plane.create(tracked(config_map("last-write")))
 
     async def cached() -> bool:
