@@ -1,30 +1,77 @@
 """Every worker by name, for `sluice up` (all of them) and `sluice worker <name>` (one).
 
 Each worker lives in its own package (`workers/<package>/`), independent of the others;
-the sync and hook workers share one package because they share the operation loop.
+the sync and hook workers share one package because they share the operation loop. A
+worker's package is imported when that worker is built, so a `sluice worker` process
+holds only its own worker's modules (the notifications worker's mail client, for one,
+stays out of the others).
 """
 
 from collections.abc import Callable
 
 from app.runtime.runtime import Runtime
 from app.runtime.worker import Worker
-from workers.compare import worker as compare
-from workers.kube_events import worker as kube_events
-from workers.notifications import worker as notifications
-from workers.poller import worker as poller
-from workers.render import worker as render
-from workers.sync import hook_worker, sync_worker
-from workers.watcher import worker as watcher
 
-BUILDERS: dict[str, Callable[[Runtime], Worker]] = {
-    "watcher": watcher.build,
-    "render": render.build,
-    "compare": compare.build,
-    "sync": sync_worker.build,
-    "hooks": hook_worker.build,
-    "poller": poller.build,
-    "notifications": notifications.build,
-    "events": kube_events.build,
+Builder = Callable[[Runtime], Worker]
+
+
+def _watcher() -> Builder:
+    from workers.watcher import worker
+
+    return worker.build
+
+
+def _render() -> Builder:
+    from workers.render import worker
+
+    return worker.build
+
+
+def _compare() -> Builder:
+    from workers.compare import worker
+
+    return worker.build
+
+
+def _sync() -> Builder:
+    from workers.sync import sync_worker
+
+    return sync_worker.build
+
+
+def _hooks() -> Builder:
+    from workers.sync import hook_worker
+
+    return hook_worker.build
+
+
+def _poller() -> Builder:
+    from workers.poller import worker
+
+    return worker.build
+
+
+def _notifications() -> Builder:
+    from workers.notifications import worker
+
+    return worker.build
+
+
+def _events() -> Builder:
+    from workers.kube_events import worker
+
+    return worker.build
+
+
+BUILDERS: dict[str, Callable[[], Builder]] = {
+    "watcher": _watcher,
+    "render": _render,
+    "compare": _compare,
+    "sync": _sync,
+    "hooks": _hooks,
+    "poller": _poller,
+    "notifications": _notifications,
+    "events": _events,
 }
 """In start order: the watcher first (the live cache warms while the rest start)."""
 
@@ -33,8 +80,8 @@ WORKERS = tuple(BUILDERS)
 
 
 def build(name: str, runtime: Runtime) -> Worker:
-    """Build the worker called `name`."""
-    builder = BUILDERS.get(name)
-    if builder is None:
+    """Build the worker called `name` (its package imported now)."""
+    load = BUILDERS.get(name)
+    if load is None:
         raise ValueError(f"unknown worker {name!r}; choose one of {', '.join(WORKERS)}")
-    return builder(runtime)
+    return load()(runtime)
