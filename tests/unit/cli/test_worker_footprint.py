@@ -26,7 +26,7 @@ def test_a_worker_loads_no_generated_kubernetes_class_and_no_jwt_signer() -> Non
 def test_a_worker_loads_its_own_package_and_not_the_others() -> None:
     probe = (
         "import sys, app.cli.worker; from workers import registry; "
-        "registry.BUILDERS['sync'](); "
+        "registry.builder('sync'); "
         "print(' '.join(m for m in sys.modules if m.startswith(('workers.', 'aiosmtplib'))))"
     )
     out = subprocess.run(
