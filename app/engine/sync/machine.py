@@ -225,7 +225,7 @@ class _Stepper:
         for task in candidates:
             if task.is_prune and self.context.dry_run:
                 settle_prune(self.ledger, task, self.context, self.observation)
-        dry_runs = [t for t in candidates if not t.is_prune and not t.skip_dry_run]
+        dry_runs = [t for t in candidates if t.awaits_dry_run]
         if self.context.dry_run:
             for task in candidates:
                 if not task.is_prune and task.skip_dry_run:

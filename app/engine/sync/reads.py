@@ -44,11 +44,7 @@ def _looks_at_nothing(state: SyncState, now: datetime) -> bool:
 def _dry_run_next(state: SyncState) -> bool:
     """The next step is the dry run: it judges no running task, so a namespace the sync
     has just created need not be read again before it."""
-    return not state.dry_run_done and any(
-        not t.skipped and t.pending and not t.is_prune and not t.skip_dry_run
-        for t in state.tasks
-        if not t.creates_namespace
-    )
+    return not state.dry_run_done and any(t.awaits_dry_run for t in state.tasks)
 
 
 def _needed(task: SyncTask, all_tasks_run: bool, dry_run_next: bool) -> bool:

@@ -81,6 +81,11 @@ class SyncTask:
         return self.phase is None and not self.skipped
 
     @property
+    def awaits_dry_run(self) -> bool:
+        """Pending and validated by the operation's dry run (not a prune, not skipped)."""
+        return self.pending and not self.is_prune and not self.skip_dry_run
+
+    @property
     def running(self) -> bool:
         return self.phase is OperationPhase.RUNNING
 
