@@ -9,9 +9,10 @@ bin := venv / "bin"
 up *ARGS: install
     {{bin}}/sluice up {{ARGS}}
 
-# Run the whole test suite.
+# Run the whole test suite, one pytest process per core, a test file per process at a time
+# (`just test -n 0 ...` runs in this process, for a debugger or one quick test).
 test *ARGS: install
-    rc=0; {{bin}}/python -m pytest {{ARGS}} || rc=$?; if [ $rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $rc
+    rc=0; {{bin}}/python -m pytest --numprocesses=logical --dist=loadfile {{ARGS}} || rc=$?; if [ $rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $rc
 
 # The chaos suite: every fault scenario over several trials (CHAOS_TRIALS, default 3, of
 # CHAOS_APPS apps, default 10; CHAOS_SEED repeats a run), then the figures per scenario.
