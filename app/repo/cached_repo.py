@@ -109,6 +109,17 @@ def _install(staging: Path, path: Path) -> None:
             raise
 
 
+def _record(path: Path, commit: str) -> None:
+    """Keep `commit` referenced as `refs/sluice/<commit>`: the loose ref `git update-ref`
+    writes (the object name and a newline, put in place by a rename), without a git
+    process for it. The caller holds the cache's lock."""
+    refs = path / "refs" / "sluice"
+    refs.mkdir(parents=True, exist_ok=True)
+    temporary = refs / f".{commit}.sluice-tmp"
+    temporary.write_text(f"{commit}\n")
+    temporary.replace(refs / commit)
+
+
 class CachedRepo:
     """The bare cache of one repository (by cache key)."""
 
@@ -194,11 +205,7 @@ class CachedRepo:
                 git_dir=staging,
             )
             await asyncio.to_thread(_adopt, staging, self.path)
-            await self._runner.run(
-                ["update-ref", f"refs/sluice/{commit}", commit],
-                git_dir=self.path,
-                what=f"recording {commit[:12]} in the cache of {self.key}",
-            )
+            await asyncio.to_thread(_record, self.path, commit)
         finally:
             await asyncio.to_thread(shutil.rmtree, staging, True)
 

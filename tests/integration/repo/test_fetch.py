@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,28 @@ async def test_unreachable_server_hits_the_deadline(tmp_path: Path) -> None:
             writer.close()
         server.close()
         await server.wait_closed()
+
+
+async def test_fetched_commits_stay_referenced_through_a_gc(
+    repos: Repositories, settings: RepoSettings, origin: Origin
+) -> None:
+    first = origin.commit("one", {"a.yaml": manifest("a")})
+    second = origin.commit("two", {"b.yaml": manifest("b")})
+    await repos.fetch(origin.url, first)
+    await repos.fetch(origin.url, second)
+    [cache] = [p for p in (settings.cache_dir / "repos").iterdir() if (p / "HEAD").exists()]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", f"--git-dir={cache}", *args], capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    listed = git("for-each-ref", "--format=%(refname) %(objectname)", "refs/sluice")
+    assert sorted(listed.splitlines()) == sorted(
+        [f"refs/sluice/{first} {first}", f"refs/sluice/{second} {second}"]
+    )
+    git("gc", "--quiet", "--prune=now")
+    assert git("cat-file", "-t", first).strip() == "commit"
+    assert git("cat-file", "-t", second).strip() == "commit"
+    assert not [p.name for p in (cache / "refs" / "sluice").iterdir() if p.name.startswith(".")]
