@@ -2,8 +2,9 @@
 
 The fleet of `pipeline_scale` (every part in its own process) is brought to all Synced +
 Healthy and left until its workers are idle. Then the benchmark publishes one `latest`
-RefreshRequest per app, as the periodic resync timers do, and waits until every app has
-stored a new comparison and the workers are idle again. Figures: the workers' CPU seconds
+resync per app where the periodic resync timers fire theirs (`schedules.RESYNC`: the
+render stage), and waits until every app has stored a new comparison and the workers
+are idle again. Figures: the workers' CPU seconds
 over that span (user + system, with their `git` children), and the requests the local
 cluster served in it, by verb: a resync reads live state from the watcher's cache, so it
 should LIST nothing.
@@ -14,7 +15,8 @@ import sys
 import time
 from dataclasses import dataclass
 
-from app.bus.messages import REFRESH, RefreshRequest
+from app.bus import schedules
+from app.bus.messages import RenderRequest
 from app.bus.publish import publish
 from app.model.identity import AppRef
 from app.model.sync import RefreshLevel
@@ -59,7 +61,9 @@ async def resync(fleet: Fleet) -> tuple[float, dict[str, int]]:
     async def refresh(ref: AppRef) -> None:
         async with limit:
             await publish(
-                fleet.runtime.bus, REFRESH, RefreshRequest(ref, RefreshLevel.LATEST, REASON)
+                fleet.runtime.bus,
+                schedules.RESYNC.channel,
+                RenderRequest(ref, RefreshLevel.LATEST, REASON),
             )
 
     started = time.perf_counter()

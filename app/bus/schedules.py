@@ -27,7 +27,7 @@ from app import log
 from app.bus import subjects
 from app.bus.connection import Bus
 from app.bus.errors import BusError
-from app.bus.messages import REFRESH, SYNC, Channel, M, RefreshRequest, encode
+from app.bus.messages import REFRESH, RENDER, SYNC, Channel, M, RefreshRequest, encode
 from app.bus.subjects import Purpose
 from app.engine.autosync import RecheckCause
 from app.model.identity import AppRef
@@ -51,7 +51,9 @@ class Timer(Generic[M]):
     channel: Channel[M]
 
 
-RESYNC = Timer(Purpose.RESYNC, REFRESH)
+RESYNC = Timer(Purpose.RESYNC, RENDER)
+"""A periodic resync is `latest` or `force` (`app.engine.resync`): it renders first, so it
+fires into the render stage itself rather than through the refresh stage's routing."""
 SELFHEAL = Timer(Purpose.SELFHEAL, REFRESH)
 SYNC_WINDOW = Timer(Purpose.SYNC_WINDOW, REFRESH)
 RETRY = Timer(Purpose.RETRY, SYNC)

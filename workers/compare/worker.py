@@ -592,7 +592,7 @@ class CompareWorker:
         base = hard_base(run.message.level, now, marks.hard_refresh_at, periods.hard_period)
         resync = next_resync(periods, now, base, random.random)
         if resync is not None:
-            request = RefreshRequest(run.ref, resync.level, resync.reason)
+            request = RenderRequest(run.ref, resync.level, resync.reason)
             when = run.now + dt.timedelta(seconds=resync.delay)
             await schedules.schedule(self._rt.bus, schedules.RESYNC, request, when)
         return replace(marks, hard_refresh_at=base)

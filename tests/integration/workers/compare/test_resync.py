@@ -8,7 +8,7 @@ import nats.js.errors
 import pytest
 
 from app.bus import subjects
-from app.bus.messages import REFRESH, RefreshRequest, decode
+from app.bus.messages import RENDER, RenderRequest, decode
 from app.bus.schedules import SCHEDULE, SCHEDULE_TARGET
 from app.bus.subjects import Purpose
 from app.engine.resync import HARD_REASON
@@ -37,10 +37,10 @@ def settings(settings: Settings) -> Settings:
     return replace(settings, timing=replace(settings.timing, resync=PERIOD, resync_jitter=JITTER))
 
 
-async def timers(rt: Runtime, app: Application) -> list[tuple[dict[str, str], RefreshRequest]]:
+async def timers(rt: Runtime, app: Application) -> list[tuple[dict[str, str], RenderRequest]]:
     """The pending resync timers of `app`: headers and the request each will fire."""
     subject = subjects.schedule(Purpose.RESYNC, ref(app))
-    found: list[tuple[dict[str, str], RefreshRequest]] = []
+    found: list[tuple[dict[str, str], RenderRequest]] = []
     seq = 1
     while True:
         try:
@@ -48,7 +48,7 @@ async def timers(rt: Runtime, app: Application) -> list[tuple[dict[str, str], Re
         except nats.js.errors.NotFoundError:
             return found
         assert msg.data is not None and msg.seq is not None
-        found.append((dict(msg.headers or {}), decode(REFRESH, msg.data)))
+        found.append((dict(msg.headers or {}), decode(RENDER, msg.data)))
         seq = msg.seq + 1
 
 
@@ -65,8 +65,8 @@ async def test_a_comparison_schedules_the_next_resync_and_replaces_the_pending_o
     after = dt.datetime.now(dt.UTC)
 
     ((headers, request),) = await timers(runtime, app)
-    assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "resync")
-    assert headers[SCHEDULE_TARGET] == subjects.work(subjects.Work.REFRESH, ref(app))
+    assert request == RenderRequest(ref(app), RefreshLevel.LATEST, "resync")
+    assert headers[SCHEDULE_TARGET] == subjects.work(subjects.Work.RENDER, ref(app))
     fires = parse_time(headers[SCHEDULE].removeprefix("@at "))
     assert before + dt.timedelta(seconds=PERIOD) <= fires + dt.timedelta(milliseconds=1)
     assert fires < after + dt.timedelta(seconds=PERIOD + JITTER)
@@ -113,13 +113,13 @@ async def test_argocd_cm_timeouts_set_the_resync_live_and_a_hard_one_forces(
     forced = dt.datetime.now(dt.UTC)
     await compare_now(worker, app, RefreshLevel.FORCE)
     ((headers, request),) = await timers(runtime, app)
-    assert request == RefreshRequest(ref(app), RefreshLevel.LATEST, "resync")
+    assert request == RenderRequest(ref(app), RefreshLevel.LATEST, "resync")
     assert 600 <= fires_in(headers, forced) < 610
 
     await put_settings(runtime, {**settings, "timeout.hard.reconciliation": "5m"})
     await compare_now(worker, app, RefreshLevel.LATEST)
     ((headers, request),) = await timers(runtime, app)
-    assert request == RefreshRequest(ref(app), RefreshLevel.FORCE, HARD_REASON)
+    assert request == RenderRequest(ref(app), RefreshLevel.FORCE, HARD_REASON)
     assert 300 <= fires_in(headers, forced) < 310, "the hard one counts from the last hard one"
 
     await compare_now(worker, app, RefreshLevel.LATEST)

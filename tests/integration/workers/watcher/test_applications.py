@@ -5,7 +5,7 @@ import datetime as dt
 from typing import Any
 
 from app.bus import schedules, subjects
-from app.bus.messages import RefreshRequest
+from app.bus.messages import RenderRequest
 from app.model.annotations import REFRESH
 from app.model.sync import RefreshLevel
 from app.runtime.runtime import Runtime
@@ -123,7 +123,7 @@ async def test_a_deleted_app_is_unregistered_and_its_timers_cancelled(
     await published.refresh("web")
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     await schedules.schedule(
-        runtime.bus, schedules.RESYNC, RefreshRequest(WEB, RefreshLevel.LATEST, "resync"), later
+        runtime.bus, schedules.RESYNC, RenderRequest(WEB, RefreshLevel.LATEST, "resync"), later
     )
     await kubectl("delete", "application", "web", "-n", NAMESPACE)
 
