@@ -19,6 +19,7 @@ them again, and every comparison of those apps would wait for good).
 """
 
 import enum
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -65,6 +66,47 @@ class LiveSnapshot:
     @property
     def warm(self) -> bool:
         return self.state is CacheState.WARM
+
+
+@dataclass(frozen=True, slots=True)
+class StoredLive:
+    """An app's cached live objects as stored, each object's JSON text not yet decoded:
+    a reader that only needs to know whether they changed does not pay for decoding."""
+
+    fields: dict[bytes, bytes]
+    """Each object's stored JSON by its field (the object's key)."""
+    warm: bool
+
+    def digest(self) -> bytes:
+        """The same for the same stored objects, whatever order Redis returns them in."""
+        digest = hashlib.sha256()
+        for name in sorted(self.fields):
+            value = self.fields[name]
+            for part in (name, value):
+                digest.update(len(part).to_bytes(8, "big"))
+                digest.update(part)
+        return digest.digest()
+
+    def decode(self) -> LiveSnapshot:
+        """The objects decoded; COLD when one is unreadable (or the app is not warm)."""
+        objects: dict[ResourceKey, KubeObject] = {}
+        for name, data in self.fields.items():
+            try:
+                obj = jsonio.loads(data)
+                if not isinstance(obj, dict):
+                    raise TypeError("not a JSON object")
+            except (ValueError, TypeError) as e:
+                label = name.decode(errors="replace")
+                logger.warning("value.unreadable", what=f"live object {label}", error=str(e))
+                return LiveSnapshot(
+                    CacheState.COLD, {}, f"cached live object {label} is unreadable"
+                )
+            objects[ResourceKey.of(obj)] = obj
+        if not self.warm:
+            return LiveSnapshot(
+                CacheState.COLD, objects, "the cluster watcher has not finished listing this app"
+            )
+        return LiveSnapshot(CacheState.WARM, objects, "")
 
 
 def _field(key: ResourceKey) -> str:
@@ -125,25 +167,12 @@ class LiveCache:
 
     async def read(self, app: AppRef) -> LiveSnapshot:
         """The app's live objects and whether they are complete."""
+        return (await self.read_stored(app)).decode()
+
+    async def read_stored(self, app: AppRef) -> StoredLive:
+        """The app's live objects as stored (`StoredLive.decode` decodes them)."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(keys.live(app))
             pipe.exists(keys.live_warm(app))
             fields, warm = await pipe.execute()
-        objects: dict[ResourceKey, KubeObject] = {}
-        for name, data in fields.items():
-            try:
-                obj = jsonio.loads(data)
-                if not isinstance(obj, dict):
-                    raise TypeError("not a JSON object")
-            except (ValueError, TypeError) as e:
-                label = name.decode(errors="replace") if isinstance(name, bytes) else name
-                logger.warning("value.unreadable", what=f"live object {label}", error=str(e))
-                return LiveSnapshot(
-                    CacheState.COLD, {}, f"cached live object {label} is unreadable"
-                )
-            objects[ResourceKey.of(obj)] = obj
-        if not warm:
-            return LiveSnapshot(
-                CacheState.COLD, objects, "the cluster watcher has not finished listing this app"
-            )
-        return LiveSnapshot(CacheState.WARM, objects, "")
+        return StoredLive(fields, bool(warm))

@@ -5,19 +5,20 @@ targets, the live objects, the project and the settings. A periodic resync of an
 unchanged app, the steady state of every app every few minutes, hands it the same
 inputs again; so the compare stage keeps, per app, a fingerprint of the inputs of its
 last comparison and the `ComparisonSummary` they produced, and reuses the summary when
-the fingerprint matches (the rendered targets are not even read then).
+the fingerprint matches (neither the rendered targets nor the live objects are even
+decoded then).
 
-The fingerprint is cheap to take: live objects by key, uid and resourceVersion (the API
-server gives every change a new resourceVersion; an object without one is never
-fingerprinted, so it is always compared); the targets by the revisions they were
-rendered at (a render is a function of the source spec, already in the app's part, and
-the commit: that is what the manifest cache relies on too); the app (name, annotations,
-spec, and the server its destination resolves to) and the project by their `repr` (a
-dataclass repr shows every field, at a fifth of the cost of encoding it); and the
-settings object itself (rebuilt when the destination's discovery changes). A hard
-refresh (`force`) does not reuse a comparison, as it reads no cache; it leaves its own
-for the next one. Entries are kept for the most recently compared `capacity` apps; a
-replica that has not compared an app lately computes it.
+The fingerprint is cheap to take: the live objects by a digest of their stored JSON
+text (`StoredLive.digest`: every change the watcher stores changes it, and an object
+stored again unchanged keeps it); the targets by the revisions they were rendered at (a
+render is a function of the source spec, already in the app's part, and the commit: that
+is what the manifest cache relies on too); the app (name, annotations, spec, and the
+server its destination resolves to) and the project by their `repr` (a dataclass repr
+shows every field, at a fifth of the cost of encoding it); and the settings object
+itself (rebuilt when the destination's discovery changes). A hard refresh (`force`) does
+not reuse a comparison, as it reads no cache; it leaves its own for the next one.
+Entries are kept for the most recently compared `capacity` apps; a replica that has not
+compared an app lately computes it.
 """
 
 import hashlib
@@ -30,7 +31,6 @@ from app.engine.compare import CompareSettings
 from app.model.application import Application
 from app.model.identity import AppRef
 from app.model.project import AppProject
-from app.model.resource import KubeObject, ResourceKey, metadata
 from app.model.sync import HookType
 
 DEFAULT_CAPACITY = 10_000
@@ -61,32 +61,23 @@ class Remembered:
 def fingerprint(
     app: Application,
     revisions: Sequence[str],
-    live: Sequence[KubeObject],
+    live: bytes,
     project: AppProject,
     settings: CompareSettings,
     *,
     server: str = "",
-) -> Fingerprint | None:
-    """What the comparison of these inputs depends on; None if it cannot be told cheaply.
-
-    `server` is the destination's resolved server URL (exclusions match it)."""
-    versions = []
-    for obj in live:
-        meta = metadata(obj)
-        version = meta.get("resourceVersion")
-        if not isinstance(version, str) or not version:
-            return None
-        versions.append((str(ResourceKey.of(obj)), str(meta.get("uid") or ""), version))
-    versions.sort()
+) -> Fingerprint:
+    """What the comparison of these inputs depends on; `live` is the digest of the live
+    objects as stored, `server` the destination's resolved server URL (exclusions match it)."""
     digest = hashlib.sha256()
     for part in (
         repr((app.name, app.metadata.annotations, app.spec, server)),
         repr(list(revisions)),
         repr(project),
-        repr(versions),
     ):
         digest.update(part.encode())
         digest.update(b"\0")
+    digest.update(live)
     return Fingerprint(settings, digest.digest())
 
 

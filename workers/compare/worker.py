@@ -39,7 +39,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from app import log
 from app.bus import events, schedules
@@ -94,6 +94,7 @@ from app.runtime.runtime import Runtime
 from app.runtime.stage import Stage
 from app.store.coalescing import Pending
 from app.store.compare_marks import CompareMarks, CompareMarksStore
+from app.store.livecache import StoredLive
 from app.store.status import ComparisonStart
 from workers.compare.inputs import DestinationScopes, NotCached, read_targets
 from workers.compare.memo import ComparisonMemo, Remembered, fingerprint
@@ -304,8 +305,7 @@ class CompareWorker:
             await self._render(run, revisions)
             return None
         run.log = run.log.bind(revision=",".join(revisions))
-        live = await self._live(run)
-        return await self._compare_live(run, revisions, live)
+        return await self._compare_live(run, revisions, await self._stored_live(run))
 
     async def _keep_on_repo_error(self, run: _Run) -> bool:
         """Apply the repository-error grace period; True: leave the status as it is."""
@@ -321,19 +321,33 @@ class CompareWorker:
         return True
 
     async def _live(self, run: _Run) -> list[KubeObject]:
-        """The app's live objects; Retry if the cache is COLD (never compare from it).
+        """The app's live objects; Retry if the cache is COLD (never compare from it)."""
+        return self._decoded(run, await self._stored_live(run))
+
+    async def _stored_live(self, run: _Run) -> StoredLive:
+        """The app's live objects as stored, not decoded yet; Retry if the cache is not warm.
 
         An app whose destination names no registered cluster has no live objects (nothing
         watches it, so its cache never warms): its comparison reports the destination."""
         try:
             self._rt.clusters.resolve(run.app.spec.destination)
         except UnknownDestination:
-            return []
-        snapshot = await self._rt.live.read(run.ref)
+            return StoredLive({}, warm=True)
+        stored = await self._rt.live.read_stored(run.ref)
+        if not stored.warm:
+            self._cold(run, "the cluster watcher has not finished listing this app")
+        return stored
+
+    def _decoded(self, run: _Run, stored: StoredLive) -> list[KubeObject]:
+        """The stored live objects decoded; Retry if one is unreadable (the cache is COLD)."""
+        snapshot = stored.decode()
         if not snapshot.warm:
-            run.log.info("compare.cold", reason=snapshot.reason, retry_in_s=COLD_RETRY_SECONDS)
-            raise Retry(f"live cache of {run.ref} is cold: {snapshot.reason}", COLD_RETRY_SECONDS)
+            self._cold(run, snapshot.reason)
         return list(snapshot.objects.values())
+
+    def _cold(self, run: _Run, reason: str) -> NoReturn:
+        run.log.info("compare.cold", reason=reason, retry_in_s=COLD_RETRY_SECONDS)
+        raise Retry(f"live cache of {run.ref} is cold: {reason}", COLD_RETRY_SECONDS)
 
     async def _refused(self, run: _Run) -> _Verdict | None:
         """The app is Unknown with InvalidSpecError when its resource no longer parses or
@@ -350,14 +364,14 @@ class CompareWorker:
         return _Verdict(summary, tuple(run.message.revisions), (), problems)
 
     async def _compare_live(
-        self, run: _Run, revisions: tuple[str, ...], live: list[KubeObject]
+        self, run: _Run, revisions: tuple[str, ...], live: StoredLive
     ) -> _Verdict | None:
         """Compare (or reuse an identical comparison); None when a render must come first."""
         project = run.project
         assert project is not None, "_refused read the project"
         settings = await self._destination_settings(run)
         if isinstance(settings, str):
-            return _Verdict(self._unknown(run.app, live, settings), revisions)
+            return _Verdict(self._unknown(run.app, self._decoded(run, live), settings), revisions)
         return await self._compare_targets(run, revisions, live, project, settings)
 
     async def _destination_settings(self, run: _Run) -> CompareSettings | str:
@@ -382,7 +396,7 @@ class CompareWorker:
         self,
         run: _Run,
         revisions: tuple[str, ...],
-        live: list[KubeObject],
+        stored: StoredLive,
         project: AppProject,
         settings: CompareSettings,
     ) -> _Verdict | None:
@@ -390,13 +404,14 @@ class CompareWorker:
         at `force`); None when a render must come first."""
         rt, app, message = self._rt, run.app, run.message
         server = rt.clusters.server_of(app.spec.destination)
-        memo_key = fingerprint(app, revisions, live, project, settings, server=server)
+        memo_key = fingerprint(app, revisions, stored.digest(), project, settings, server=server)
         hard = message.level >= RefreshLevel.FORCE
         reused = None if hard else self._memo.get(run.ref, memo_key)
         if reused is not None:
             return _Verdict(
                 reused.summary, revisions, reused.source_types, deletion_hooks=reused.deletion_hooks
             )
+        live = self._decoded(run, stored)
         targets = await read_targets(rt, app, revisions)
         if isinstance(targets, NotCached):
             ask = not_cached(targets.what, asked=bool(message.revisions), level=message.level)

@@ -1,6 +1,7 @@
 """A comparison of unchanged inputs is reused; any input that changes is compared again."""
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -12,10 +13,12 @@ from app.model.application import Application
 from app.model.health import HealthStatusCode
 from app.model.identity import AppRef
 from app.model.project import AppProject
+from app.model.resource import ResourceKey
 from app.model.sync import RefreshLevel, SyncStatusCode
 from app.repo.sourcehash import source_hash
 from app.runtime.runtime import Runtime
 from app.store import keys
+from app.store.livecache import StoredLive
 from tests.integration.workers.compare.conftest import (
     COMMIT,
     COMMIT2,
@@ -26,7 +29,7 @@ from tests.integration.workers.compare.conftest import (
     seed_manifests,
     stored,
 )
-from workers.compare.memo import ComparisonMemo, Remembered, fingerprint
+from workers.compare.memo import ComparisonMemo, Fingerprint, Remembered, fingerprint
 from workers.compare.worker import CompareWorker
 
 APP = Application.from_dict(
@@ -50,6 +53,12 @@ LIVE: list[dict[str, Any]] = [
 SETTINGS = CompareSettings()
 SUMMARY = ComparisonSummary(SyncStatusCode.SYNCED, (), AppHealth(HealthStatusCode.HEALTHY), (), ())
 REF = AppRef("sluice", "shop")
+
+
+def _stored(objects: list[dict[str, Any]]) -> bytes:
+    """The digest of `objects` as the live cache stores them."""
+    fields = {str(ResourceKey.of(o)).encode(): json.dumps(o).encode() for o in objects}
+    return StoredLive(fields, warm=True).digest()
 
 
 def _changed_live(**meta: str) -> list[dict[str, Any]]:
@@ -92,20 +101,30 @@ def test_any_changed_input_misses(changed: dict[str, Any]) -> None:
         "project": AppProject.default(),
         "settings": SETTINGS,
     }
-    memo.put(REF, fingerprint(**inputs), Remembered(SUMMARY, ("Directory",)))
-    assert memo.get(REF, fingerprint(**inputs)) == Remembered(SUMMARY, ("Directory",))
-    assert memo.get(REF, fingerprint(**{**inputs, **changed})) is None
+    memo.put(REF, _key(inputs), Remembered(SUMMARY, ("Directory",)))
+    assert memo.get(REF, _key(inputs)) == Remembered(SUMMARY, ("Directory",))
+    assert memo.get(REF, _key({**inputs, **changed})) is None
 
 
-def test_inputs_that_cannot_be_fingerprinted_are_always_compared() -> None:
-    unversioned = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "web"}}]
+def _key(inputs: dict[str, Any]) -> Fingerprint:
+    return fingerprint(**{**inputs, "live": _stored(inputs["live"])})
+
+
+def test_live_objects_are_told_apart_by_what_is_stored_not_by_their_version() -> None:
     project = AppProject.default()
-    assert fingerprint(APP, [COMMIT], unversioned, project, SETTINGS) is None
+    key = fingerprint(APP, [COMMIT], _stored(LIVE), project, SETTINGS)
+    relabelled = copy.deepcopy(LIVE)
+    relabelled[0]["metadata"]["labels"] = {"tier": "web"}
+    assert not key.same(fingerprint(APP, [COMMIT], _stored(relabelled), project, SETTINGS))
+    both = [*LIVE, *_changed_live(name="db")]
+    in_order = fingerprint(APP, [COMMIT], _stored(both), project, SETTINGS)
+    reversed_order = fingerprint(APP, [COMMIT], _stored(both[::-1]), project, SETTINGS)
+    assert in_order.same(reversed_order)
 
 
 def test_the_memo_keeps_the_most_recently_compared_apps() -> None:
     memo = ComparisonMemo(capacity=2)
-    key = fingerprint(APP, [COMMIT], LIVE, AppProject.default(), SETTINGS)
+    key = fingerprint(APP, [COMMIT], _stored(LIVE), AppProject.default(), SETTINGS)
     refs = [AppRef("sluice", f"app-{i}") for i in range(3)]
     for ref in refs:
         memo.put(ref, key, Remembered(SUMMARY, ()))
