@@ -1,5 +1,5 @@
 """Manifests several test packages apply: a CustomResourceDefinition of a namespaced kind,
-a Deployment."""
+a Deployment, an Application."""
 
 from typing import Any
 
@@ -48,5 +48,19 @@ def deployment(
                 "metadata": {"labels": labels},
                 "spec": {"containers": [{"name": "main", "image": image}]},
             },
+        },
+    }
+
+
+def application(name: str, repo_url: str, *, revision: str = "HEAD") -> dict[str, Any]:
+    """An Application in `sluice` deploying the `app` directory of `repo_url` into `sluice`."""
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": name, "namespace": "sluice"},
+        "spec": {
+            "project": "default",
+            "source": {"repoURL": repo_url, "path": "app", "targetRevision": revision},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": "sluice"},
         },
     }

@@ -18,6 +18,7 @@ from tests.support.fixtures_git_servers import HTTPS_PASSWORD, HTTPS_USER
 from tests.support.git_http import GitHttpsServer
 from tests.support.gitrepo import GitRepo
 from tests.support.keys import HOST, CertificateAuthority
+from tests.support.manifests import application
 from tests.support.waiting import eventually
 
 API = "argoproj.io/v1alpha1"
@@ -27,19 +28,6 @@ CONTROL = "sluice"
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
     return replace(settings, timing=replace(settings.timing, repo_error_grace=0.0))
-
-
-def _application(url: str) -> dict[str, Any]:
-    return {
-        "apiVersion": API,
-        "kind": "Application",
-        "metadata": {"name": "private", "namespace": CONTROL},
-        "spec": {
-            "project": "default",
-            "source": {"repoURL": url, "path": "app", "targetRevision": "HEAD"},
-            "destination": {"server": "https://kubernetes.default.svc", "namespace": CONTROL},
-        },
-    }
 
 
 async def _status(rt: Runtime) -> dict[str, Any]:
@@ -70,7 +58,7 @@ async def test_fixing_the_password_refreshes_the_app_in_error(
     await rt.control_plane.apply(
         secret("repo-1", url=url, username=HTTPS_USER, password="wrong-Pw-0d1e")
     )
-    await rt.control_plane.create(_application(url))
+    await rt.control_plane.create(application("private", url))
 
     async def in_error() -> list[str]:
         conditions = (await _status(rt)).get("conditions") or []

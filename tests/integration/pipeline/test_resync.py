@@ -14,6 +14,7 @@ from app.runtime.runtime import Runtime
 from app.runtime.settings import Settings
 from app.runtime.worker import Worker
 from tests.support.gitrepo import GitRepo, manifests
+from tests.support.manifests import application
 from tests.support.waiting import eventually
 
 API = "argoproj.io/v1alpha1"
@@ -38,19 +39,6 @@ def _config_map(value: str) -> str:
     )
 
 
-def _application(url: str) -> dict[str, Any]:
-    return {
-        "apiVersion": API,
-        "kind": "Application",
-        "metadata": {"name": "web", "namespace": CONTROL},
-        "spec": {
-            "project": "default",
-            "source": {"repoURL": url, "path": "app", "targetRevision": "main"},
-            "destination": {"server": "https://kubernetes.default.svc", "namespace": CONTROL},
-        },
-    }
-
-
 async def _sync_status(rt: Runtime) -> dict[str, Any]:
     obj = await rt.control_plane.get(API, "Application", "web", CONTROL)
     return dict((obj.get("status") or {}).get("sync") or {})
@@ -64,7 +52,7 @@ async def test_a_pushed_commit_is_found_by_the_periodic_resync(
     await rt.control_plane.create(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CONTROL}}
     )
-    await rt.control_plane.create(_application(git_repo.url))
+    await rt.control_plane.create(application("web", git_repo.url, revision="main"))
 
     async def at(commit: str) -> dict[str, Any] | None:
         status = await _sync_status(rt)
