@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from app.bus import topology
+from app.bus import subjects, topology
 from app.bus.connection import Bus, NatsSettings, connect
 from app.embedded.nats import NatsOptions, NatsServer
 from app.embedded.redis import RedisOptions, RedisServer
@@ -94,6 +94,12 @@ async def bus(nats_url: str) -> AsyncIterator[Bus]:
 
 @pytest.fixture
 async def ready_bus(bus: Bus) -> Bus:
-    """`bus` with Sluice's streams and consumers created."""
+    """`bus` with Sluice's streams and consumers created, and empty.
+
+    Purged after they are created: in a fresh-check run of the suite on a loaded machine,
+    a stream created again right after the previous test deleted it held that test's
+    messages (nats-server created it anew, and the old messages were in it)."""
     await topology.ensure(bus)
+    for stream in (subjects.WORK_STREAM, subjects.EVENTS_STREAM):
+        await bus.js.purge_stream(stream)
     return bus
