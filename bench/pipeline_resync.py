@@ -4,10 +4,9 @@ The fleet of `pipeline_scale` (every part in its own process) is brought to all 
 Healthy and left until its workers are idle. Then the benchmark publishes one `latest`
 resync per app where the periodic resync timers fire theirs (`schedules.RESYNC`: the
 render stage), and waits until every app has stored a new comparison and the workers
-are idle again. Figures: the workers' CPU seconds
-over that span (user + system, with their `git` children), and the requests the local
-cluster served in it, by verb: a resync reads live state from the watcher's cache, so it
-should LIST nothing.
+are idle again. Figures: the workers' CPU seconds over that span (user + system, with
+their `git` children), and the requests the local cluster served in it, by verb: a
+resync reads live state from the watcher's cache, so it should LIST nothing.
 """
 
 import asyncio

@@ -88,18 +88,15 @@ class ComparisonMemo:
         self._capacity = capacity
         self._entries: OrderedDict[AppRef, tuple[Fingerprint, Remembered]] = OrderedDict()
 
-    def get(self, ref: AppRef, key: Fingerprint | None) -> Remembered | None:
+    def get(self, ref: AppRef, key: Fingerprint) -> Remembered | None:
         """What the app's last comparison left, if its inputs were `key`."""
         entry = self._entries.get(ref)
-        if key is None or entry is None or not entry[0].same(key):
+        if entry is None or not entry[0].same(key):
             return None
         self._entries.move_to_end(ref)
         return entry[1]
 
-    def put(self, ref: AppRef, key: Fingerprint | None, remembered: Remembered) -> None:
-        if key is None:
-            self._entries.pop(ref, None)
-            return
+    def put(self, ref: AppRef, key: Fingerprint, remembered: Remembered) -> None:
         self._entries[ref] = (key, remembered)
         self._entries.move_to_end(ref)
         while len(self._entries) > self._capacity:
